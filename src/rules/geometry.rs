@@ -1,0 +1,426 @@
+//! Squares and board shapes for the mailbox variants (every variant but Suicide, which uses
+//! bitboards for speed): rectangles of any size up to 16x16, with holes, plus the direction
+//! tables and FEN-style placement parsing they all share.
+//!
+//! Squares are named file letter then rank number, both from White's bottom-left corner:
+//! `a1`, `e5`, `l12`.
+
+use super::error::ParsePositionError;
+
+/// A square of a rectangular board: file and rank counted from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Coord {
+    pub file: u8,
+    pub rank: u8,
+}
+
+impl Coord {
+    pub const fn new(file: u8, rank: u8) -> Coord {
+        Coord { file, rank }
+    }
+
+    /// The conventional name, such as `e4` or `l12`.
+    pub fn name(self) -> String {
+        format!("{}{}", char::from(b'a' + self.file), u32::from(self.rank) + 1)
+    }
+
+    /// Parses a whole square name (`e4`, `l12`). Ranks start at 1.
+    pub fn parse(text: &str) -> Option<Coord> {
+        match parse_square_prefix(text) {
+            Some((coord, "")) => Some(coord),
+            _ => None,
+        }
+    }
+
+    /// The square `df` files and `dr` ranks away, if the numbers stay non-negative.
+    pub fn offset(self, df: i8, dr: i8) -> Option<Coord> {
+        let file = i16::from(self.file) + i16::from(df);
+        let rank = i16::from(self.rank) + i16::from(dr);
+        if (0..16).contains(&file) && (0..16).contains(&rank) {
+            Some(Coord::new(file as u8, rank as u8))
+        } else {
+            None
+        }
+    }
+}
+
+/// Reads a square name (`a`–`p` then a rank 1–16) from the start of `text`, returning it and
+/// the rest. Used by the UCI-like move parsers, where ranks may have two digits (`a10a12`).
+pub fn parse_square_prefix(text: &str) -> Option<(Coord, &str)> {
+    let bytes = text.as_bytes();
+    let file_byte = *bytes.first()?;
+    if !(b'a'..=b'p').contains(&file_byte) {
+        return None;
+    }
+    let digits = bytes
+        .iter()
+        .skip(1)
+        .take(2)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    let rank_text = text.get(1..1 + digits)?;
+    if rank_text.starts_with('0') {
+        return None;
+    }
+    let rank: u8 = rank_text.parse().ok()?;
+    if !(1..=16).contains(&rank) {
+        return None;
+    }
+    Some((Coord::new(file_byte - b'a', rank - 1), text.get(1 + digits..)?))
+}
+
+/// The four orthogonal steps.
+pub const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+/// The four diagonal steps.
+pub const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+/// The eight king steps (also the queen's directions).
+pub const KING_STEPS: [(i8, i8); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+/// The eight knight leaps.
+pub const KNIGHT_LEAPS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+
+/// A rectangular board of `width` files and `height` ranks (each at most 16), minus holes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    pub width: u8,
+    pub height: u8,
+    holes: Vec<Coord>,
+}
+
+impl Shape {
+    /// A rectangle without holes.
+    pub fn rectangle(width: u8, height: u8) -> Shape {
+        Shape {
+            width: width.min(16),
+            height: height.min(16),
+            holes: Vec::new(),
+        }
+    }
+
+    /// A rectangle with the given squares removed.
+    pub fn with_holes(width: u8, height: u8, holes: &[Coord]) -> Shape {
+        Shape {
+            holes: holes.to_vec(),
+            ..Shape::rectangle(width, height)
+        }
+    }
+
+    /// The missing squares.
+    pub fn holes(&self) -> &[Coord] {
+        &self.holes
+    }
+
+    /// Whether `c` lies inside the rectangle (holes included).
+    pub fn in_rectangle(&self, c: Coord) -> bool {
+        c.file < self.width && c.rank < self.height
+    }
+
+    /// Whether `c` is a real square: inside the rectangle and not a hole.
+    pub fn contains(&self, c: Coord) -> bool {
+        self.in_rectangle(c) && !self.holes.contains(&c)
+    }
+
+    /// Number of cells in the rectangle (the length of a [`Mailbox`]).
+    pub fn cells(&self) -> usize {
+        usize::from(self.width) * usize::from(self.height)
+    }
+
+    /// The cell index of a square inside the rectangle.
+    pub fn index(&self, c: Coord) -> usize {
+        usize::from(c.rank) * usize::from(self.width) + usize::from(c.file)
+    }
+
+    /// The square at a cell index.
+    pub fn coord(&self, index: usize) -> Coord {
+        let width = usize::from(self.width.max(1));
+        Coord::new((index % width) as u8, (index / width) as u8)
+    }
+
+    /// The real square one step of `(df, dr)` away, if any. Holes count as off the board.
+    pub fn step(&self, c: Coord, df: i8, dr: i8) -> Option<Coord> {
+        c.offset(df, dr).filter(|&n| self.contains(n))
+    }
+
+    /// Every real square, rank 1 first, file a first within a rank.
+    pub fn squares(&self) -> impl Iterator<Item = Coord> + '_ {
+        (0..self.height)
+            .flat_map(move |rank| (0..self.width).map(move |file| Coord::new(file, rank)))
+            .filter(move |&c| self.contains(c))
+    }
+
+    /// The squares a slider passes from `from` in direction `(df, dr)`, stopping at the edge
+    /// or a hole (the caller stops at the first occupied square).
+    pub fn ray(&self, from: Coord, df: i8, dr: i8) -> impl Iterator<Item = Coord> + '_ {
+        let mut current = Some(from);
+        std::iter::from_fn(move || {
+            current = current.and_then(|c| self.step(c, df, dr));
+            current
+        })
+    }
+}
+
+/// A board of cells, each empty or holding a `T`, laid out by a [`Shape`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Mailbox<T> {
+    shape: Shape,
+    cells: Vec<Option<T>>,
+}
+
+impl<T: Clone> Mailbox<T> {
+    /// An empty board of the given shape.
+    pub fn empty(shape: Shape) -> Mailbox<T> {
+        let cells = vec![None; shape.cells()];
+        Mailbox { shape, cells }
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// What stands on `c` (None for an empty square, a hole or a square off the board).
+    pub fn get(&self, c: Coord) -> Option<&T> {
+        if !self.shape.contains(c) {
+            return None;
+        }
+        self.cells.get(self.shape.index(c)).and_then(Option::as_ref)
+    }
+
+    /// Mutable access to what stands on `c`.
+    pub fn get_mut(&mut self, c: Coord) -> Option<&mut T> {
+        if !self.shape.contains(c) {
+            return None;
+        }
+        let index = self.shape.index(c);
+        self.cells.get_mut(index).and_then(Option::as_mut)
+    }
+
+    /// Puts `value` on `c` (or empties it with None), returning what stood there. Writing to a
+    /// hole or off the board does nothing and returns None.
+    pub fn set(&mut self, c: Coord, value: Option<T>) -> Option<T> {
+        if !self.shape.contains(c) {
+            return None;
+        }
+        let index = self.shape.index(c);
+        match self.cells.get_mut(index) {
+            Some(cell) => std::mem::replace(cell, value),
+            None => None,
+        }
+    }
+
+    /// Removes and returns what stands on `c`.
+    pub fn take(&mut self, c: Coord) -> Option<T> {
+        self.set(c, None)
+    }
+
+    /// Whether `c` is a real, empty square.
+    pub fn is_empty_square(&self, c: Coord) -> bool {
+        self.shape.contains(c) && self.get(c).is_none()
+    }
+
+    /// Every occupied square with its content, rank 1 first.
+    pub fn occupied(&self) -> impl Iterator<Item = (Coord, &T)> + '_ {
+        self.cells
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, cell)| cell.as_ref().map(|t| (self.shape.coord(i), t)))
+    }
+
+    /// Parses the placement field of a FEN-like string: ranks from the top separated by `/`,
+    /// digits (possibly several, as in `12`) for runs of empty squares, `*` for a hole, and
+    /// one character per piece read by `piece`. Holes must be written exactly where the shape
+    /// has them.
+    ///
+    /// # Errors
+    /// A wrong number of ranks or files, an unknown character, or a hole in the wrong place.
+    pub fn parse_placement(
+        shape: Shape,
+        text: &str,
+        mut piece: impl FnMut(char) -> Option<T>,
+    ) -> Result<Mailbox<T>, ParsePositionError> {
+        let mut board = Mailbox::empty(shape);
+        let rows: Vec<&str> = text.split('/').collect();
+        if rows.len() != usize::from(board.shape.height) {
+            return Err(ParsePositionError::new(format!(
+                "expected {} ranks, found {}",
+                board.shape.height,
+                rows.len()
+            )));
+        }
+        for (row_index, row) in rows.iter().enumerate() {
+            let rank = board.shape.height - 1 - row_index as u8;
+            let mut file: u32 = 0;
+            let mut chars = row.chars().peekable();
+            while let Some(c) = chars.next() {
+                if let Some(d) = c.to_digit(10) {
+                    let mut run = d;
+                    while let Some(next) = chars.peek().and_then(|n| n.to_digit(10)) {
+                        run = run * 10 + next;
+                        chars.next();
+                        if run > 16 {
+                            break;
+                        }
+                    }
+                    if run == 0 {
+                        return Err(ParsePositionError::new("empty-square run of 0"));
+                    }
+                    for _ in 0..run {
+                        if file >= u32::from(board.shape.width) {
+                            return Err(too_wide(rank, board.shape.width));
+                        }
+                        let c = Coord::new(file as u8, rank);
+                        if !board.shape.contains(c) {
+                            return Err(ParsePositionError::new(format!(
+                                "{} is a hole and must be written `*`",
+                                c.name()
+                            )));
+                        }
+                        file += 1;
+                    }
+                    continue;
+                }
+                if file >= u32::from(board.shape.width) {
+                    return Err(too_wide(rank, board.shape.width));
+                }
+                let at = Coord::new(file as u8, rank);
+                if c == '*' {
+                    if board.shape.contains(at) {
+                        return Err(ParsePositionError::new(format!(
+                            "{} is not a hole on this board",
+                            at.name()
+                        )));
+                    }
+                } else {
+                    if !board.shape.contains(at) {
+                        return Err(ParsePositionError::new(format!(
+                            "{} is a hole and must be written `*`",
+                            at.name()
+                        )));
+                    }
+                    let value = piece(c).ok_or_else(|| {
+                        ParsePositionError::new(format!("unknown piece letter `{c}`"))
+                    })?;
+                    board.set(at, Some(value));
+                }
+                file += 1;
+            }
+            if file != u32::from(board.shape.width) {
+                return Err(too_wide(rank, board.shape.width));
+            }
+        }
+        Ok(board)
+    }
+
+    /// Writes the placement field: the inverse of [`Mailbox::parse_placement`].
+    pub fn placement(&self, mut piece: impl FnMut(&T) -> char) -> String {
+        let mut out = String::new();
+        for rank in (0..self.shape.height).rev() {
+            let mut empty = 0;
+            for file in 0..self.shape.width {
+                let c = Coord::new(file, rank);
+                if !self.shape.contains(c) {
+                    if empty > 0 {
+                        out.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    out.push('*');
+                } else if let Some(t) = self.get(c) {
+                    if empty > 0 {
+                        out.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    out.push(piece(t));
+                } else {
+                    empty += 1;
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        out
+    }
+}
+
+fn too_wide(rank: u8, width: u8) -> ParsePositionError {
+    ParsePositionError::new(format!(
+        "rank {} does not have exactly {width} files",
+        u32::from(rank) + 1
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_names_parse_and_print() {
+        for (name, file, rank) in [("a1", 0, 0), ("e4", 4, 3), ("l12", 11, 11), ("h10", 7, 9)] {
+            assert_eq!(Coord::parse(name), Some(Coord::new(file, rank)));
+            assert_eq!(Coord::new(file, rank).name(), name);
+        }
+        for bad in ["", "a", "a0", "z1", "a17", "a01", "1a", "e4x", "A1"] {
+            assert_eq!(Coord::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            parse_square_prefix("a10a12"),
+            Some((Coord::new(0, 9), "a12"))
+        );
+    }
+
+    #[test]
+    fn placement_with_holes_and_wide_runs_round_trips() {
+        let shape = Shape::with_holes(5, 7, &[Coord::new(2, 3)]);
+        let fen = "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBR";
+        let board = Mailbox::parse_placement(shape.clone(), fen, |c| Some(c));
+        let board = board.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(board.placement(|c| *c), fen);
+        assert_eq!(board.get(Coord::new(2, 0)), Some(&'K'));
+        assert!(Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/5/5/PP1PP/DNKBR", |c| {
+            Some(c)
+        })
+        .is_err());
+        assert!(Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/2*2/5/PP1PP", |c| Some(c)).is_err());
+        for bad in ["dnkbr/pp1pp/6/2*2/5/PP1PP/DNKBR", "dnkbrr/pp1pp/5/2*2/5/PP1PP/DNKBR", "dnkbr/pp1pp/4/2*2/5/PP1PP/DNKBR", "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBX", "dnkbr/pp1pp/0/2*2/5/PP1PP/DNKBR"] {
+            assert!(Mailbox::parse_placement(shape.clone(), bad, |c| (c != 'X').then_some(c)).is_err(), "{bad}");
+        }
+
+        let wide = Shape::rectangle(12, 12);
+        let fen = "12/12/7rrr2/7rkr2/7rrr2/12/12/2RRR7/2RKR7/2RRR7/12/12";
+        let board = Mailbox::parse_placement(wide, fen, |c| Some(c));
+        let board = board.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(board.placement(|c| *c), fen);
+        assert_eq!(board.get(Coord::new(3, 3)), Some(&'K'));
+    }
+
+    #[test]
+    fn rays_stop_at_edges_and_holes() {
+        let shape = Shape::with_holes(5, 7, &[Coord::new(2, 3)]);
+        let up: Vec<String> = shape.ray(Coord::new(2, 0), 0, 1).map(Coord::name).collect();
+        assert_eq!(up, ["c2", "c3"]);
+        let diag: Vec<String> = shape.ray(Coord::new(0, 0), 1, 1).map(Coord::name).collect();
+        assert_eq!(diag, ["b2", "c3", "d4", "e5"]);
+    }
+}

@@ -1,0 +1,162 @@
+//! The JSON snapshot every variant produces for clients: the boards with their shapes and
+//! special squares, the pieces (with per-piece stats where a variant has them), whose turn it
+//! is, the last action, pieces waiting off the board, the legal actions and the outcome.
+//!
+//! The browser client draws any variant from this alone, so everything a renderer needs is
+//! data here, never a variant-specific rule in JavaScript.
+
+use super::outcome::Outcome;
+use super::types::{Color, Role};
+use super::Variant;
+use serde::{Deserialize, Serialize};
+
+/// Everything a client needs to draw and play a position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub variant: Variant,
+    /// The position in the variant's position notation.
+    pub position: String,
+    /// Every board of the variant, the main board first.
+    pub boards: Vec<BoardSpec>,
+    /// Every piece on any board.
+    pub pieces: Vec<PlacedPiece>,
+    pub turn: Color,
+    /// Plies played since the position this game started from.
+    pub ply: u32,
+    pub last_action: Option<LastAction>,
+    /// Pieces that belong to the game but stand on no board (captured pieces waiting to
+    /// return, pieces that may come back later…). Empty for most variants.
+    pub off_board: Vec<OffBoardPiece>,
+    /// Squares of kings that are in check now.
+    pub check: Vec<SquareRef>,
+    /// The legal actions of the side to move, in machine notation, sorted by byte order.
+    pub legal_actions: Vec<String>,
+    /// Set once the game is over.
+    pub outcome: Option<Outcome>,
+}
+
+/// One board: its size, labels, holes and marked zones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardSpec {
+    /// `main` for the main board; other boards have their own id (`duel`).
+    pub id: String,
+    pub files: u8,
+    pub ranks: u8,
+    /// Labels of the files, left to right from White's side (`a`, `b`, …).
+    pub file_labels: Vec<String>,
+    /// Labels of the ranks, bottom to top from White's side (`1`, `2`, …).
+    pub rank_labels: Vec<String>,
+    /// Squares inside the rectangle that do not exist.
+    pub holes: Vec<String>,
+    /// Squares with a special meaning, such as Chad's castles and walls.
+    pub zones: Vec<Zone>,
+    /// Whether squares alternate in colour (Chad's board is uncheckered).
+    pub checkered: bool,
+}
+
+impl BoardSpec {
+    /// A plain rectangular board with files from `a` and ranks from 1, checkered, no holes.
+    pub fn rectangle(id: &str, files: u8, ranks: u8) -> BoardSpec {
+        BoardSpec {
+            id: id.to_string(),
+            files,
+            ranks,
+            file_labels: (0..files)
+                .map(|f| char::from(b'a' + f).to_string())
+                .collect(),
+            rank_labels: (1..=ranks).map(|r| r.to_string()).collect(),
+            holes: Vec::new(),
+            zones: Vec::new(),
+            checkered: true,
+        }
+    }
+}
+
+/// A named set of squares on one board, optionally owned by a colour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    /// What the zone is: `castle`, `wall`, …
+    pub kind: String,
+    pub color: Option<Color>,
+    pub squares: Vec<String>,
+}
+
+/// A square on a particular board.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SquareRef {
+    pub board: String,
+    pub square: String,
+}
+
+impl SquareRef {
+    /// A square of the main board.
+    pub fn main(square: impl Into<String>) -> SquareRef {
+        SquareRef {
+            board: "main".to_string(),
+            square: square.into(),
+        }
+    }
+}
+
+/// A piece standing on a board.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacedPiece {
+    pub board: String,
+    pub square: String,
+    pub color: Color,
+    pub role: Role,
+    /// Life points, armor and so on, for variants whose pieces have them.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stats: Option<PieceStats>,
+    /// Extra marks a renderer may show: `frozen`, `returned`, `black_necklace`, `dyad`…
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub marks: Vec<String>,
+}
+
+/// Combat figures of a piece (Davey Drehs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PieceStats {
+    pub life: u32,
+    pub max_life: u32,
+    /// Armor as it stands now (dyads and the king's absorbed armor included).
+    pub armor: u32,
+    /// Ear necklaces: added to every to-hit roll.
+    pub ears: u32,
+    /// The weapon dice, such as `d4` or `2d6`.
+    pub weapon: String,
+}
+
+/// A piece of the game that stands on no board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OffBoardPiece {
+    pub color: Color,
+    pub role: Role,
+    /// Why it is off the board: `dead`, `waiting`, …
+    pub state: String,
+}
+
+/// The action that led to this position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LastAction {
+    pub machine: String,
+    pub human: String,
+    /// Squares a renderer highlights (from, to, placement squares…).
+    pub squares: Vec<SquareRef>,
+    /// Dice rolled during the action, in order (Davey Drehs).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub rolls: Vec<Roll>,
+    /// What the action did beyond moving a piece, one readable line each.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub effects: Vec<String>,
+}
+
+/// One die roll and what it was for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Roll {
+    /// What the roll decided: `to_hit`, `damage`, `counter_to_hit`, …
+    pub purpose: String,
+    /// The dice: `d20`, `2d4`, …
+    pub dice: String,
+    /// The total rolled.
+    pub value: u32,
+}

@@ -1,0 +1,6 @@
+//! One module per variant, each implementing [`super::Rules`] for its position type.
+//!
+//! Suicide keeps its own bitboards (its perft speed matters); the others build on the mailbox
+//! boards of [`super::geometry`].
+
+// One line per variant module, in `Variant::ALL` order.

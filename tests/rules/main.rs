@@ -1,0 +1,7 @@
+//! The rules test binary: no database, no server. Runs the data tables under
+//! `tests/data/<variant>/` through every playable variant, property tests over random
+//! playouts and arbitrary bytes, and the `oddboard rules` command.
+
+mod cases;
+mod cli;
+mod properties;
