@@ -72,7 +72,9 @@ fn setup(variant_word: Option<&String>, fen: Option<&str>) -> Result<AnyGame, Fa
     let word = variant_word.ok_or_else(|| Failure::usage("missing variant"))?;
     let variant: Variant = word.parse().map_err(|e| Failure::bad(format!("{e}")))?;
     match fen {
-        Some(text) => AnyGame::from_position(variant, text).map_err(|e| Failure::bad(e.to_string())),
+        Some(text) => {
+            AnyGame::from_position(variant, text).map_err(|e| Failure::bad(e.to_string()))
+        }
         None => AnyGame::start(variant).map_err(|e| Failure::bad(e.to_string())),
     }
 }
@@ -132,12 +134,12 @@ fn perft(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
 fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
     let mut game = setup(args.words.first(), args.fen.as_deref())?;
     for (index, action) in args.words.iter().skip(1).enumerate() {
-        game.play(action).map_err(|e| {
-            Failure::bad(format!("action {} `{action}` refused: {e}", index + 1))
-        })?;
+        game.play(action)
+            .map_err(|e| Failure::bad(format!("action {} `{action}` refused: {e}", index + 1)))?;
     }
     let (result, reason) = outcome_lines(&game);
-    let snapshot = serde_json::to_string(&game.snapshot()).map_err(|e| Failure::bad(e.to_string()))?;
+    let snapshot =
+        serde_json::to_string(&game.snapshot()).map_err(|e| Failure::bad(e.to_string()))?;
     let text = format!(
         "position: {}\nsnapshot: {snapshot}\nresult: {result}\nreason: {reason}\n",
         game.position()

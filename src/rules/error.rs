@@ -73,10 +73,7 @@ pub enum IllegalAction {
     /// The action would leave (or put) the mover's own king in check.
     KingInCheck,
     /// A rule specific to the variant forbids it: a stable code and an explanation.
-    Rule {
-        code: &'static str,
-        message: String,
-    },
+    Rule { code: &'static str, message: String },
     /// The piece cannot do that (wrong geometry, blocked path, occupied target…).
     NotLegal(String),
 }

@@ -21,7 +21,11 @@ impl Coord {
 
     /// The conventional name, such as `e4` or `l12`.
     pub fn name(self) -> String {
-        format!("{}{}", char::from(b'a' + self.file), u32::from(self.rank) + 1)
+        format!(
+            "{}{}",
+            char::from(b'a' + self.file),
+            u32::from(self.rank) + 1
+        )
     }
 
     /// Parses a whole square name (`e4`, `l12`). Ranks start at 1.
@@ -69,7 +73,10 @@ pub fn parse_square_prefix(text: &str) -> Option<(Coord, &str)> {
     if !(1..=16).contains(&rank) {
         return None;
     }
-    Some((Coord::new(file_byte - b'a', rank - 1), text.get(1 + digits..)?))
+    Some((
+        Coord::new(file_byte - b'a', rank - 1),
+        text.get(1 + digits..)?,
+    ))
 }
 
 /// The four orthogonal steps.
@@ -394,22 +401,32 @@ mod tests {
     fn placement_with_holes_and_wide_runs_round_trips() {
         let shape = Shape::with_holes(5, 7, &[Coord::new(2, 3)]);
         let fen = "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBR";
-        let board = Mailbox::parse_placement(shape.clone(), fen, |c| Some(c));
+        let board = Mailbox::parse_placement(shape.clone(), fen, Some);
         let board = board.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(board.placement(|c| *c), fen);
         assert_eq!(board.get(Coord::new(2, 0)), Some(&'K'));
-        assert!(Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/5/5/PP1PP/DNKBR", |c| {
-            Some(c)
-        })
-        .is_err());
-        assert!(Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/2*2/5/PP1PP", |c| Some(c)).is_err());
-        for bad in ["dnkbr/pp1pp/6/2*2/5/PP1PP/DNKBR", "dnkbrr/pp1pp/5/2*2/5/PP1PP/DNKBR", "dnkbr/pp1pp/4/2*2/5/PP1PP/DNKBR", "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBX", "dnkbr/pp1pp/0/2*2/5/PP1PP/DNKBR"] {
-            assert!(Mailbox::parse_placement(shape.clone(), bad, |c| (c != 'X').then_some(c)).is_err(), "{bad}");
+        assert!(
+            Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/5/5/PP1PP/DNKBR", Some).is_err()
+        );
+        assert!(
+            Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/2*2/5/PP1PP", Some).is_err()
+        );
+        for bad in [
+            "dnkbr/pp1pp/6/2*2/5/PP1PP/DNKBR",
+            "dnkbrr/pp1pp/5/2*2/5/PP1PP/DNKBR",
+            "dnkbr/pp1pp/4/2*2/5/PP1PP/DNKBR",
+            "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBX",
+            "dnkbr/pp1pp/0/2*2/5/PP1PP/DNKBR",
+        ] {
+            assert!(
+                Mailbox::parse_placement(shape.clone(), bad, |c| (c != 'X').then_some(c)).is_err(),
+                "{bad}"
+            );
         }
 
         let wide = Shape::rectangle(12, 12);
         let fen = "12/12/7rrr2/7rkr2/7rrr2/12/12/2RRR7/2RKR7/2RRR7/12/12";
-        let board = Mailbox::parse_placement(wide, fen, |c| Some(c));
+        let board = Mailbox::parse_placement(wide, fen, Some);
         let board = board.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(board.placement(|c| *c), fen);
         assert_eq!(board.get(Coord::new(3, 3)), Some(&'K'));

@@ -407,5 +407,4 @@ macro_rules! any_game {
 }
 
 // One line per playable variant, in `Variant::ALL` order.
-any_game! {
-}
+any_game! {}

@@ -121,7 +121,9 @@ fn check_case(variant: Variant, case: &Case) -> Vec<String> {
                 if expected != legal {
                     let missing: Vec<_> = expected.difference(&legal).collect();
                     let extra: Vec<_> = legal.difference(&expected).collect();
-                    fail(format!("legal set differs: missing {missing:?}, extra {extra:?}"));
+                    fail(format!(
+                        "legal set differs: missing {missing:?}, extra {extra:?}"
+                    ));
                 }
             }
             "includes" => {
@@ -173,7 +175,9 @@ fn check_case(variant: Variant, case: &Case) -> Vec<String> {
                             ActionError::Illegal(i) => i.code(),
                         };
                         if !code.is_empty() && got != code.trim() {
-                            fail(format!("{action} refused with {got} ({e}), expected {code}"));
+                            fail(format!(
+                                "{action} refused with {got} ({e}), expected {code}"
+                            ));
                         }
                         if probe.position() != before {
                             fail(format!("{action} was refused but changed the position"));
@@ -235,7 +239,10 @@ fn assert_variant_tables(variant: Variant) {
         return;
     }
     let (run, failures) = run_variant(variant);
-    assert!(run > 0, "no cases for {variant} under tests/data/{variant}/");
+    assert!(
+        run > 0,
+        "no cases for {variant} under tests/data/{variant}/"
+    );
     assert!(
         failures.is_empty(),
         "{} of the {variant} cases failed:\n{}",

@@ -23,7 +23,10 @@ fn legal_prints_exactly_four_lines_for_every_playable_variant() {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 4, "{out}");
         assert!(lines[0].starts_with("moves:"));
-        let moves: Vec<&str> = lines[0].trim_start_matches("moves:").split_whitespace().collect();
+        let moves: Vec<&str> = lines[0]
+            .trim_start_matches("moves:")
+            .split_whitespace()
+            .collect();
         let mut sorted = moves.clone();
         sorted.sort_unstable();
         assert_eq!(moves, sorted, "moves are sorted by byte order");
@@ -43,7 +46,10 @@ fn perft_divide_lines_add_up_to_the_last_line() {
         }
         let (_, divided, _) = run(&["perft", variant.key(), "2", "--divide"]);
         let lines: Vec<&str> = divided.lines().collect();
-        let total: u64 = lines.last().and_then(|l| l.parse().ok()).unwrap_or(u64::MAX);
+        let total: u64 = lines
+            .last()
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(u64::MAX);
         let sum: u64 = lines[..lines.len() - 1]
             .iter()
             .filter_map(|l| l.rsplit_once(": ").and_then(|(_, n)| n.parse::<u64>().ok()))

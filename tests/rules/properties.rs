@@ -39,7 +39,10 @@ fn random_playout(variant: Variant, seed: u64, max_plies: usize) -> Result<(), S
         let reparsed = AnyGame::from_position(variant, &game.position())
             .map_err(|e| format!("{here}: own position refused: {e}"))?;
         if reparsed.position() != game.position() {
-            return Err(format!("{here}: position reprints as {}", reparsed.position()));
+            return Err(format!(
+                "{here}: position reprints as {}",
+                reparsed.position()
+            ));
         }
         let legal = game.legal_actions();
         let snapshot = game.snapshot();
