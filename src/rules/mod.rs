@@ -193,6 +193,14 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     /// The JSON snapshot for clients.
     fn snapshot(&self) -> Snapshot;
 
+    /// Whether `color` could still possibly win (has mating material, or whatever the
+    /// variant's win condition needs). Decides a flag fall: when the opponent of the flagged
+    /// side cannot win, the game is drawn, as on FICS.
+    fn can_win(&self, color: Color) -> bool {
+        let _ = color;
+        true
+    }
+
     /// An action the server should play by itself because the rules force it and it involves
     /// no choice (Do-Or-Die Chazz's pass).
     fn forced_action(&self) -> Option<Self::Action> {
@@ -366,6 +374,13 @@ macro_rules! any_game {
             pub fn snapshot(&self) -> Snapshot {
                 match *self {
                     $(AnyGame::$name(ref g) => g.snapshot(),)*
+                }
+            }
+
+            /// Whether `color` could still possibly win.
+            pub fn can_win(&self, color: Color) -> bool {
+                match *self {
+                    $(AnyGame::$name(ref g) => g.can_win(color),)*
                 }
             }
 
