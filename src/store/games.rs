@@ -1,0 +1,703 @@
+//! Games (`game`) and their actions (`game_action`): creation, seating, results, loading a
+//! game with its whole action list, and a user's game history.
+//!
+//! Rows hold the stable string ids of the rules layer (variant, end reason) and of this
+//! module ([`ColorChoice`], [`GameStatus`]); they are parsed back here, so nothing above the
+//! store sees a raw status string.
+//!
+//! Actions are appended in batches ([`Store::append_actions`]), normally through the
+//! group-commit [`super::ActionWriter`]: one multi-row `insert … select from unnest(…)` per
+//! batch, with duplicates reported per entry rather than failing the batch.
+
+use super::{Store, StoreError};
+use crate::rules::{Color, EndReason, Outcome, Variant};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::PgExecutor;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// What the creator of a game asked for. The seats actually taken are in
+/// [`GameRecord::white_id`] / [`GameRecord::black_id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    Random,
+    White,
+    Black,
+}
+
+impl ColorChoice {
+    /// Every choice, in a fixed order.
+    pub const ALL: [ColorChoice; 3] = [ColorChoice::Random, ColorChoice::White, ColorChoice::Black];
+
+    /// The stable id stored in `game.color_choice`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColorChoice::Random => "random",
+            ColorChoice::White => "white",
+            ColorChoice::Black => "black",
+        }
+    }
+}
+
+impl fmt::Display for ColorChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A colour choice id that is not `random`, `white` or `black`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseColorChoiceError(pub String);
+
+impl fmt::Display for ParseColorChoiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown colour choice `{}` (known: random, white, black)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseColorChoiceError {}
+
+impl FromStr for ColorChoice {
+    type Err = ParseColorChoiceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ColorChoice::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| ParseColorChoiceError(s.to_string()))
+    }
+}
+
+/// Where a game is in its life. Only the store's writers move it forward:
+/// `waiting` → `active` ([`Store::start_game`]) → `finished` ([`Store::finish_game`]), or
+/// `waiting`/`active` → `aborted`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameStatus {
+    /// Created, waiting for an opponent.
+    Waiting,
+    /// Both seats taken, being played.
+    Active,
+    /// Over, with a result.
+    Finished,
+    /// Called off; counts for nobody.
+    Aborted,
+}
+
+impl GameStatus {
+    /// Every status, in life order.
+    pub const ALL: [GameStatus; 4] = [
+        GameStatus::Waiting,
+        GameStatus::Active,
+        GameStatus::Finished,
+        GameStatus::Aborted,
+    ];
+
+    /// The stable id stored in `game.status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Waiting => "waiting",
+            GameStatus::Active => "active",
+            GameStatus::Finished => "finished",
+            GameStatus::Aborted => "aborted",
+        }
+    }
+
+    /// Finished or aborted: nothing more will happen, and secrets such as the dice seed may be
+    /// shown.
+    pub fn is_over(self) -> bool {
+        matches!(self, GameStatus::Finished | GameStatus::Aborted)
+    }
+}
+
+impl fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status id that is not one of [`GameStatus::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseGameStatusError(pub String);
+
+impl fmt::Display for ParseGameStatusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown game status `{}`", self.0)
+    }
+}
+
+impl std::error::Error for ParseGameStatusError {}
+
+impl FromStr for GameStatus {
+    type Err = ParseGameStatusError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        GameStatus::ALL
+            .into_iter()
+            .find(|st| st.as_str() == s)
+            .ok_or_else(|| ParseGameStatusError(s.to_string()))
+    }
+}
+
+/// A time control: each side starts with `initial_ms` and gains `increment_ms` per action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClockSetting {
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+}
+
+/// Everything needed to create a game row; it starts as [`GameStatus::Waiting`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// Chosen by the caller, so the game actor can exist before the row does.
+    pub game_id: Uuid,
+    pub variant: Variant,
+    pub creator_id: Uuid,
+    /// Seats already taken at creation (usually the creator's, when a colour was chosen).
+    pub white_id: Option<Uuid>,
+    pub black_id: Option<Uuid>,
+    pub color_choice: ColorChoice,
+    /// `None`: no clock.
+    pub clock: Option<ClockSetting>,
+    pub rated: bool,
+    /// Position notation to start from; `None` for the variant's standard start.
+    pub start_position: Option<String>,
+    /// Hex SHA-256 of `dice_seed`, for dice variants.
+    pub dice_commitment: Option<String>,
+    /// Secret until the game is over.
+    pub dice_seed: Option<Vec<u8>>,
+}
+
+/// One action to append. `ply` is 1-based: the first action of a game is ply 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewAction {
+    pub game_id: Uuid,
+    pub ply: i32,
+    /// The variant's machine notation, replayed through the rules engine on load.
+    pub machine: String,
+    /// The human notation shown in move lists.
+    pub human: String,
+    /// White's remaining time right after the action; `None` without a clock.
+    pub white_ms: Option<i64>,
+    /// Black's remaining time right after the action; `None` without a clock.
+    pub black_ms: Option<i64>,
+    /// The dice record of the action, for dice variants.
+    pub rolls: Option<serde_json::Value>,
+}
+
+/// A stored action.
+#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow)]
+pub struct ActionRecord {
+    pub ply: i32,
+    pub machine: String,
+    pub human: String,
+    pub white_ms: Option<i64>,
+    pub black_ms: Option<i64>,
+    pub rolls: Option<serde_json::Value>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A whole game: its settings, seats (with usernames), state, and every action in ply order.
+/// Enough to rebuild the live game by replaying the actions from the start position.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameRecord {
+    pub game_id: Uuid,
+    pub variant: Variant,
+    pub creator_id: Uuid,
+    pub white_id: Option<Uuid>,
+    pub black_id: Option<Uuid>,
+    pub white_name: Option<String>,
+    pub black_name: Option<String>,
+    pub color_choice: ColorChoice,
+    pub clock: Option<ClockSetting>,
+    pub rated: bool,
+    pub status: GameStatus,
+    /// `Some` exactly when the game is over.
+    pub outcome: Option<Outcome>,
+    pub start_position: Option<String>,
+    pub dice_commitment: Option<String>,
+    /// Never serialized: the seed must stay secret while the game runs, so the web layer
+    /// decides when to reveal it (once [`GameStatus::is_over`]).
+    #[serde(skip)]
+    pub dice_seed: Option<Vec<u8>>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub actions: Vec<ActionRecord>,
+}
+
+/// One line of a user's game history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    pub game_id: Uuid,
+    pub variant: Variant,
+    pub white_name: Option<String>,
+    pub black_name: Option<String>,
+    pub status: GameStatus,
+    pub outcome: Option<Outcome>,
+    pub clock: Option<ClockSetting>,
+    pub rated: bool,
+    pub created_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    /// How many actions were played.
+    pub action_count: i64,
+}
+
+/// The columns of a game with its players' names; every game query starts with this and
+/// adds its own `where`.
+const SELECT_GAME: &str = "\
+    select g.game_id, g.variant, g.creator_id, g.white_id, g.black_id, \
+           w.username as white_name, b.username as black_name, g.color_choice, \
+           g.clock_initial_ms, g.clock_increment_ms, g.rated, g.status, g.result, g.end_reason, \
+           g.start_position, g.dice_commitment, g.dice_seed, \
+           g.created_at, g.started_at, g.ended_at \
+    from game g \
+    left join app_user w on w.user_id = g.white_id \
+    left join app_user b on b.user_id = g.black_id";
+
+/// The columns of an action, in the order of [`ActionRecord`].
+const ACTION_COLUMNS: &str = "ply, machine, human, white_ms, black_ms, rolls, created_at";
+
+/// A `game` row as stored, before its ids are parsed.
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    game_id: Uuid,
+    variant: String,
+    creator_id: Uuid,
+    white_id: Option<Uuid>,
+    black_id: Option<Uuid>,
+    white_name: Option<String>,
+    black_name: Option<String>,
+    color_choice: String,
+    clock_initial_ms: Option<i64>,
+    clock_increment_ms: Option<i64>,
+    rated: bool,
+    status: String,
+    result: Option<String>,
+    end_reason: Option<String>,
+    start_position: Option<String>,
+    dice_commitment: Option<String>,
+    dice_seed: Option<Vec<u8>>,
+    created_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    ended_at: Option<DateTime<Utc>>,
+}
+
+impl GameRow {
+    fn into_record(self, actions: Vec<ActionRecord>) -> Result<GameRecord, StoreError> {
+        Ok(GameRecord {
+            game_id: self.game_id,
+            variant: parse_column("game.variant", &self.variant)?,
+            creator_id: self.creator_id,
+            white_id: self.white_id,
+            black_id: self.black_id,
+            white_name: self.white_name,
+            black_name: self.black_name,
+            color_choice: parse_column("game.color_choice", &self.color_choice)?,
+            clock: clock_setting(self.clock_initial_ms, self.clock_increment_ms),
+            rated: self.rated,
+            status: parse_column("game.status", &self.status)?,
+            outcome: outcome(self.result.as_deref(), self.end_reason.as_deref())?,
+            start_position: self.start_position,
+            dice_commitment: self.dice_commitment,
+            dice_seed: self.dice_seed,
+            created_at: self.created_at,
+            started_at: self.started_at,
+            ended_at: self.ended_at,
+            actions,
+        })
+    }
+}
+
+/// A `game` row summarized for a history list.
+#[derive(sqlx::FromRow)]
+struct SummaryRow {
+    game_id: Uuid,
+    variant: String,
+    white_name: Option<String>,
+    black_name: Option<String>,
+    status: String,
+    result: Option<String>,
+    end_reason: Option<String>,
+    clock_initial_ms: Option<i64>,
+    clock_increment_ms: Option<i64>,
+    rated: bool,
+    created_at: DateTime<Utc>,
+    ended_at: Option<DateTime<Utc>>,
+    action_count: i64,
+}
+
+impl TryFrom<SummaryRow> for GameSummary {
+    type Error = StoreError;
+
+    fn try_from(row: SummaryRow) -> Result<Self, Self::Error> {
+        Ok(GameSummary {
+            game_id: row.game_id,
+            variant: parse_column("game.variant", &row.variant)?,
+            white_name: row.white_name,
+            black_name: row.black_name,
+            status: parse_column("game.status", &row.status)?,
+            outcome: outcome(row.result.as_deref(), row.end_reason.as_deref())?,
+            clock: clock_setting(row.clock_initial_ms, row.clock_increment_ms),
+            rated: row.rated,
+            created_at: row.created_at,
+            ended_at: row.ended_at,
+            action_count: row.action_count,
+        })
+    }
+}
+
+/// An action row tagged with its game, for loading the actions of several games at once.
+#[derive(sqlx::FromRow)]
+struct GameActionRow {
+    game_id: Uuid,
+    #[sqlx(flatten)]
+    action: ActionRecord,
+}
+
+/// Parses a stored id, reporting the column if the code no longer knows it.
+fn parse_column<T: FromStr>(column: &'static str, value: &str) -> Result<T, StoreError> {
+    value.parse().map_err(|_| StoreError::InvalidValue {
+        column,
+        value: value.to_string(),
+    })
+}
+
+/// The clock columns as a setting: both null means no clock (a check constraint forbids one
+/// without the other).
+fn clock_setting(initial_ms: Option<i64>, increment_ms: Option<i64>) -> Option<ClockSetting> {
+    Some(ClockSetting {
+        initial_ms: initial_ms?,
+        increment_ms: increment_ms?,
+    })
+}
+
+/// The `result` and `end_reason` columns as an [`Outcome`]; `None` while the game runs.
+fn outcome(result: Option<&str>, end_reason: Option<&str>) -> Result<Option<Outcome>, StoreError> {
+    let (Some(result), Some(reason)) = (result, end_reason) else {
+        return Ok(None);
+    };
+    let winner = match result {
+        "1-0" => Some(Color::White),
+        "0-1" => Some(Color::Black),
+        "1/2-1/2" | "*" => None,
+        other => {
+            return Err(StoreError::InvalidValue {
+                column: "game.result",
+                value: other.to_string(),
+            })
+        }
+    };
+    let reason: EndReason = parse_column("game.end_reason", reason)?;
+    Ok(Some(Outcome { winner, reason }))
+}
+
+impl Store {
+    /// Creates a game in the `waiting` state.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] if the creator or a seated player does not exist;
+    /// [`StoreError::Database`] for a reused id or settings the schema rejects (a negative
+    /// clock, a seed without a commitment).
+    #[tracing::instrument(skip(self, game), fields(game_id = %game.game_id, variant = %game.variant))]
+    pub async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        sqlx::query(
+            "insert into game (game_id, variant, creator_id, white_id, black_id, color_choice, \
+                               clock_initial_ms, clock_increment_ms, rated, status, \
+                               start_position, dice_commitment, dice_seed) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'waiting', $10, $11, $12)",
+        )
+        .bind(game.game_id)
+        .bind(game.variant.key())
+        .bind(game.creator_id)
+        .bind(game.white_id)
+        .bind(game.black_id)
+        .bind(game.color_choice.as_str())
+        .bind(game.clock.map(|c| c.initial_ms))
+        .bind(game.clock.map(|c| c.increment_ms))
+        .bind(game.rated)
+        .bind(game.start_position.as_deref())
+        .bind(game.dice_commitment.as_deref())
+        .bind(game.dice_seed.as_deref())
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::from_sqlx)?;
+        Ok(())
+    }
+
+    /// Seats both players and makes a waiting game `active`.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] if there is no such game, it is no longer waiting, or a
+    /// player does not exist.
+    #[tracing::instrument(skip(self))]
+    pub async fn start_game(
+        &self,
+        game_id: Uuid,
+        white_id: Uuid,
+        black_id: Uuid,
+        started_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "update game set status = 'active', white_id = $2, black_id = $3, started_at = $4 \
+             where game_id = $1 and status = 'waiting'",
+        )
+        .bind(game_id)
+        .bind(white_id)
+        .bind(black_id)
+        .bind(started_at)
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::from_sqlx)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Ends a waiting or active game: `aborted` when the reason is
+    /// [`EndReason::Aborted`], `finished` otherwise, with the outcome's result and reason.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] if there is no such game or it is already over;
+    /// [`StoreError::Database`] when finishing (not aborting) a game that never started.
+    #[tracing::instrument(skip(self))]
+    pub async fn finish_game(
+        &self,
+        game_id: Uuid,
+        outcome: &Outcome,
+        ended_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let status = if outcome.reason == EndReason::Aborted {
+            GameStatus::Aborted
+        } else {
+            GameStatus::Finished
+        };
+        let done = sqlx::query(
+            "update game set status = $2, result = $3, end_reason = $4, ended_at = $5 \
+             where game_id = $1 and status in ('waiting', 'active')",
+        )
+        .bind(game_id)
+        .bind(status.as_str())
+        .bind(outcome.result_str())
+        .bind(outcome.reason.as_str())
+        .bind(ended_at)
+        .execute(&self.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// A game with its players' names and every action in ply order.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn load_game(&self, game_id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let row = sqlx::query_as::<_, GameRow>(&format!("{SELECT_GAME} where g.game_id = $1"))
+            .bind(game_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let actions = sqlx::query_as::<_, ActionRecord>(&format!(
+            "select {ACTION_COLUMNS} from game_action where game_id = $1 order by ply"
+        ))
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        row.into_record(actions).map(Some)
+    }
+
+    /// Every waiting or active game with its actions, oldest first: what to resume after a
+    /// restart. Two queries in all, however many games.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        let rows = sqlx::query_as::<_, GameRow>(&format!(
+            "{SELECT_GAME} where g.status in ('waiting', 'active') order by g.created_at, g.game_id"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        let ids: Vec<Uuid> = rows.iter().map(|row| row.game_id).collect();
+        let action_rows = sqlx::query_as::<_, GameActionRow>(&format!(
+            "select game_id, {ACTION_COLUMNS} from game_action where game_id = any($1) \
+             order by game_id, ply"
+        ))
+        .bind(&ids)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut actions: HashMap<Uuid, Vec<ActionRecord>> = HashMap::new();
+        for row in action_rows {
+            actions.entry(row.game_id).or_default().push(row.action);
+        }
+        rows.into_iter()
+            .map(|row| {
+                let game_actions = actions.remove(&row.game_id).unwrap_or_default();
+                row.into_record(game_actions)
+            })
+            .collect()
+    }
+
+    /// The games `username` (any case) sat in that started or were aborted, newest first by
+    /// creation time, optionally of one variant; `limit`/`offset` page through them. Waiting
+    /// games are left out: they are seeks, not history. Empty for an unknown user.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn user_games(
+        &self,
+        username: &str,
+        variant: Option<Variant>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        let rows = sqlx::query_as::<_, SummaryRow>(
+            "select g.game_id, g.variant, w.username as white_name, b.username as black_name, \
+                    g.status, g.result, g.end_reason, g.clock_initial_ms, g.clock_increment_ms, \
+                    g.rated, g.created_at, g.ended_at, \
+                    (select count(*) from game_action a where a.game_id = g.game_id) \
+                        as action_count \
+             from app_user u \
+             join game g on g.white_id = u.user_id or g.black_id = u.user_id \
+             left join app_user w on w.user_id = g.white_id \
+             left join app_user b on b.user_id = g.black_id \
+             where lower(u.username) = lower($1) \
+               and g.status in ('active', 'finished', 'aborted') \
+               and ($2::text is null or g.variant = $2) \
+             order by g.created_at desc, g.game_id desc \
+             limit $3 offset $4",
+        )
+        .bind(username)
+        .bind(variant.map(Variant::key))
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(GameSummary::try_from).collect()
+    }
+
+    /// Appends a batch of actions (of any games) with one multi-row INSERT in one
+    /// transaction. Returns one result per entry, in order: `Ok` if committed,
+    /// [`StoreError::DuplicatePly`] if that game already had that ply (or an earlier entry of
+    /// the same batch took it). The other rows commit regardless.
+    ///
+    /// If some row breaks another rule (unknown game, ply below 1), the single statement
+    /// fails as a whole; the batch is then retried row by row, each under its own savepoint,
+    /// so only the bad rows fail ([`StoreError::NotFound`] for an unknown game).
+    ///
+    /// # Errors
+    /// The outer `Err` means the transaction itself failed (connection lost…): no entry was
+    /// committed.
+    #[tracing::instrument(skip(self, actions), fields(rows = actions.len()))]
+    pub async fn append_actions(
+        &self,
+        actions: &[NewAction],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        if actions.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A single statement is a transaction of its own: no BEGIN/COMMIT round trips.
+        match insert_actions(&self.pool, actions).await {
+            Ok(inserted) => Ok(mark_duplicates(actions, inserted)),
+            Err(err) if err.as_database_error().is_some() => {
+                tracing::warn!(cause = %err, "batch insert failed; retrying row by row");
+                self.append_actions_one_by_one(actions).await
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// The slow path of [`Store::append_actions`]: one transaction, one savepoint per row.
+    async fn append_actions_one_by_one(
+        &self,
+        actions: &[NewAction],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let mut results = Vec::with_capacity(actions.len());
+        for action in actions {
+            let mut savepoint = sqlx::Acquire::begin(&mut *tx).await?;
+            match insert_actions(&mut *savepoint, std::slice::from_ref(action)).await {
+                Ok(inserted) => {
+                    savepoint.commit().await?;
+                    results.extend(mark_duplicates(std::slice::from_ref(action), inserted));
+                }
+                Err(err) if err.as_database_error().is_some() => {
+                    savepoint.rollback().await?;
+                    results.push(Err(StoreError::from_sqlx(err)));
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        tx.commit().await?;
+        Ok(results)
+    }
+}
+
+/// The multi-row insert: one array per column, zipped by `unnest`, so any number of rows is
+/// one statement with seven parameters. Returns the keys actually inserted; conflicting rows
+/// are skipped, not errors.
+async fn insert_actions<'e>(
+    executor: impl PgExecutor<'e>,
+    actions: &[NewAction],
+) -> Result<HashSet<(Uuid, i32)>, sqlx::Error> {
+    let game_ids: Vec<Uuid> = actions.iter().map(|a| a.game_id).collect();
+    let plies: Vec<i32> = actions.iter().map(|a| a.ply).collect();
+    let machines: Vec<&str> = actions.iter().map(|a| a.machine.as_str()).collect();
+    let humans: Vec<&str> = actions.iter().map(|a| a.human.as_str()).collect();
+    let white_ms: Vec<Option<i64>> = actions.iter().map(|a| a.white_ms).collect();
+    let black_ms: Vec<Option<i64>> = actions.iter().map(|a| a.black_ms).collect();
+    let rolls: Vec<Option<&serde_json::Value>> = actions.iter().map(|a| a.rolls.as_ref()).collect();
+    let rows: Vec<(Uuid, i32)> = sqlx::query_as(
+        "insert into game_action (game_id, ply, machine, human, white_ms, black_ms, rolls) \
+         select * from unnest($1::uuid[], $2::int4[], $3::text[], $4::text[], \
+                              $5::int8[], $6::int8[], $7::jsonb[]) \
+         on conflict on constraint game_action_pkey do nothing \
+         returning game_id, ply",
+    )
+    .bind(&game_ids)
+    .bind(&plies)
+    .bind(&machines)
+    .bind(&humans)
+    .bind(&white_ms)
+    .bind(&black_ms)
+    .bind(&rolls)
+    .fetch_all(executor)
+    .await?;
+    Ok(rows.into_iter().collect())
+}
+
+/// One result per entry: `Ok` for the first entry with each inserted key, `DuplicatePly` for
+/// the rest (already stored, or repeated within the batch, where the first one won).
+fn mark_duplicates(
+    actions: &[NewAction],
+    mut inserted: HashSet<(Uuid, i32)>,
+) -> Vec<Result<(), StoreError>> {
+    actions
+        .iter()
+        .map(|a| {
+            if inserted.remove(&(a.game_id, a.ply)) {
+                Ok(())
+            } else {
+                Err(StoreError::DuplicatePly {
+                    game_id: a.game_id,
+                    ply: a.ply,
+                })
+            }
+        })
+        .collect()
+}

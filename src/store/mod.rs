@@ -1,0 +1,239 @@
+//! Persistence: the only module that contains SQL. It owns the PostgreSQL pool, the schema
+//! (`migrations/`), and the translation between rows and the types the other layers use.
+//!
+//! - [`users`]: accounts, password hashes and login sessions.
+//! - [`games`]: games, their seats, results and actions.
+//! - [`writer`]: [`ActionWriter`], the group-commit task through which game actors append
+//!   actions, so that a move is acknowledged only once committed without paying one fsync
+//!   per move.
+//!
+//! Queries are runtime-checked (`sqlx::query` / `query_as` with `#[derive(sqlx::FromRow)]`),
+//! not the `query!` macros: the crate must build without a database or an offline `.sqlx`
+//! cache (Docker, CI). In exchange, every query is exercised by a test against a real
+//! PostgreSQL in `tests/it/store.rs`.
+//!
+//! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
+//! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).
+
+pub mod games;
+pub mod users;
+pub mod writer;
+
+pub use games::{
+    ActionRecord, ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, NewAction,
+    NewGame, ParseColorChoiceError, ParseGameStatusError,
+};
+pub use users::User;
+pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot};
+
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgPoolOptions};
+use sqlx::{Connection, PgConnection, PgPool};
+use std::str::FromStr;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// The schema, embedded at compile time. Also usable from tests:
+/// `#[sqlx::test(migrator = "oddboard::store::MIGRATOR")]`.
+pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// Connections in the pool. Game actors do not hold connections (actions go through the
+/// single [`ActionWriter`]), so a handful serves many games.
+const MAX_CONNECTIONS: u32 = 10;
+
+/// How long a query waits for a free connection before giving up.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// SQLSTATE `invalid_catalog_name`: the database named in the URL does not exist.
+const INVALID_CATALOG_NAME: &str = "3D000";
+/// SQLSTATE `duplicate_database`: somebody else created it between our check and our CREATE.
+const DUPLICATE_DATABASE: &str = "42P04";
+
+/// Every way the store can fail. Constraint violations that callers act on have their own
+/// variants; everything else is [`StoreError::Database`].
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another account already has this username, ignoring case.
+    #[error("username is already taken")]
+    UsernameTaken,
+    /// This game already has an action at this ply (a replayed or concurrent write).
+    #[error("game {game_id} already has an action at ply {ply}")]
+    DuplicatePly { game_id: Uuid, ply: i32 },
+    /// The row to update (or the row a new one points at) does not exist, or is not in a
+    /// state that allows the change (e.g. starting a game that is no longer waiting).
+    #[error("not found")]
+    NotFound,
+    /// PostgreSQL refused the connection or could not be reached at all.
+    #[error(
+        "cannot reach PostgreSQL at {url_without_password} ({cause}): start it \
+         (pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start) \
+         or set DATABASE_URL"
+    )]
+    Unreachable {
+        url_without_password: String,
+        cause: String,
+    },
+    /// A stored value that the code cannot read back (e.g. an unknown variant id): the schema
+    /// and the code disagree.
+    #[error("column {column} holds an unexpected value `{value}`")]
+    InvalidValue { column: &'static str, value: String },
+    /// The batch this action was written in failed as a whole (see [`ActionWriter`]).
+    #[error("the batch of {rows} actions failed: {cause}")]
+    BatchFailed { rows: usize, cause: String },
+    /// The [`ActionWriter`] task is gone, so nothing can be written through it.
+    #[error("the action writer has stopped")]
+    WriterStopped,
+    /// Any other database error.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The migrations could not be applied.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl StoreError {
+    /// Maps the named constraints that callers act on to their own variants (see the
+    /// migrations for the names); any other error stays [`StoreError::Database`].
+    pub(crate) fn from_sqlx(err: sqlx::Error) -> StoreError {
+        let constraint = err.as_database_error().and_then(|db| db.constraint());
+        match constraint {
+            Some("app_user_username_key") => StoreError::UsernameTaken,
+            // A foreign key pointing at a user or game that does not exist.
+            Some(
+                "session_user_id_fkey"
+                | "game_creator_id_fkey"
+                | "game_white_id_fkey"
+                | "game_black_id_fkey"
+                | "game_action_game_id_fkey",
+            ) => StoreError::NotFound,
+            _ => StoreError::Database(err),
+        }
+    }
+}
+
+/// The persistence layer: a cheap-to-clone handle on the PostgreSQL pool.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: PgPool,
+}
+
+impl Store {
+    /// Connects, creating the database named in the URL if it does not exist (through the
+    /// `postgres` maintenance database), then runs the migrations.
+    ///
+    /// # Errors
+    /// [`StoreError::Unreachable`] if PostgreSQL cannot be reached (its message tells the
+    /// user what to do), [`StoreError::Migrate`] if the schema cannot be brought up to date,
+    /// [`StoreError::Database`] for anything else (bad URL, wrong password…).
+    #[tracing::instrument(skip(database_url))]
+    pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
+        let options = PgConnectOptions::from_str(database_url)?;
+        ensure_database_exists(&options).await?;
+        let pool = PgPoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options.clone())
+            .await
+            .map_err(|err| unreachable_or(err, &options))?;
+        MIGRATOR.run(&pool).await?;
+        tracing::info!(url = %url_without_password(&options), "connected to PostgreSQL");
+        Ok(Store { pool })
+    }
+
+    /// Wraps an existing pool (tests, tools). Runs no migrations.
+    pub fn from_pool(pool: PgPool) -> Store {
+        Store { pool }
+    }
+
+    /// The underlying pool, for health checks and tests.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+/// Opens one connection to the target database; if PostgreSQL says the database does not
+/// exist, creates it from the `postgres` maintenance database. A first-time `cargo run` then
+/// needs nothing but a running server.
+async fn ensure_database_exists(options: &PgConnectOptions) -> Result<(), StoreError> {
+    let missing = match PgConnection::connect_with(options).await {
+        Ok(conn) => {
+            conn.close().await?;
+            return Ok(());
+        }
+        Err(err) if sqlstate(&err) == Some(INVALID_CATALOG_NAME) => err,
+        Err(err) => return Err(unreachable_or(err, options)),
+    };
+    let Some(name) = options.get_database() else {
+        // No database in the URL means "the user's own": nothing we can create.
+        return Err(StoreError::Database(missing));
+    };
+    let mut admin = PgConnection::connect_with(&options.clone().database("postgres"))
+        .await
+        .map_err(|err| unreachable_or(err, options))?;
+    // Identifiers cannot be bound as parameters: quote it, doubling any embedded quote.
+    let create = format!("create database \"{}\"", name.replace('"', "\"\""));
+    match sqlx::query(&create).execute(&mut admin).await {
+        Ok(_) => tracing::info!(database = name, "created the database"),
+        Err(err) if sqlstate(&err) == Some(DUPLICATE_DATABASE) => {}
+        Err(err) => return Err(err.into()),
+    }
+    admin.close().await?;
+    Ok(())
+}
+
+/// The SQLSTATE code of a database error, if it is one.
+fn sqlstate(err: &sqlx::Error) -> Option<&str> {
+    err.as_database_error()
+        .and_then(|db| db.try_downcast_ref::<PgDatabaseError>())
+        .map(PgDatabaseError::code)
+}
+
+/// Turns connection-level failures (refused, unresolvable host, timeout) into
+/// [`StoreError::Unreachable`]; leaves other errors (bad password, …) as they are.
+fn unreachable_or(err: sqlx::Error, options: &PgConnectOptions) -> StoreError {
+    match err {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Tls(_) => {
+            StoreError::Unreachable {
+                url_without_password: url_without_password(options),
+                cause: err.to_string(),
+            }
+        }
+        other => StoreError::Database(other),
+    }
+}
+
+/// The connection URL minus the password, for messages and logs.
+fn url_without_password(options: &PgConnectOptions) -> String {
+    format!(
+        "postgres://{}@{}:{}/{}",
+        options.get_username(),
+        options.get_host(),
+        options.get_port(),
+        options.get_database().unwrap_or("")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_without_password_drops_the_password() {
+        let options = PgConnectOptions::from_str("postgres://alice:secret@db.example:6543/odd")
+            .unwrap_or_else(|err| panic!("{err}"));
+        let shown = url_without_password(&options);
+        assert_eq!(shown, "postgres://alice@db.example:6543/odd");
+        assert!(!shown.contains("secret"));
+    }
+
+    #[test]
+    fn unreachable_message_is_one_line() {
+        let err = StoreError::Unreachable {
+            url_without_password: "postgres://postgres@127.0.0.1:1/x".into(),
+            cause: "Connection refused (os error 111)".into(),
+        };
+        let message = err.to_string();
+        assert!(!message.contains('\n'), "{message}");
+        assert!(message.contains("DATABASE_URL"), "{message}");
+    }
+}

@@ -1,0 +1,164 @@
+//! Accounts (`app_user`) and login sessions (`session`).
+//!
+//! Password hashing happens in the web layer; the store only keeps the argon2id PHC string.
+//! Sessions are keyed by the SHA-256 of the cookie token, never the token itself, and expiry
+//! is judged against a `now` the caller passes in, so tests need no clock.
+
+use super::{Store, StoreError};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+/// An account, registered or guest. Never carries the password hash: that is read on its own
+/// with [`Store::password_hash`] so it cannot leak through serialization.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct User {
+    pub user_id: Uuid,
+    /// As the person typed it; lookups ignore case.
+    pub username: String,
+    pub is_guest: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Store {
+    /// Creates an account. `password_hash` is the argon2id PHC string, `None` for guests.
+    ///
+    /// # Errors
+    /// [`StoreError::UsernameTaken`] if another account has this name in any case.
+    #[tracing::instrument(skip(self, password_hash))]
+    pub async fn create_user(
+        &self,
+        username: &str,
+        password_hash: Option<&str>,
+        is_guest: bool,
+    ) -> Result<User, StoreError> {
+        sqlx::query_as::<_, User>(
+            "insert into app_user (username, password_hash, is_guest) values ($1, $2, $3) \
+             returning user_id, username, is_guest, created_at",
+        )
+        .bind(username)
+        .bind(password_hash)
+        .bind(is_guest)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(StoreError::from_sqlx)
+    }
+
+    /// The account with this id, if any.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn user_by_id(&self, user_id: Uuid) -> Result<Option<User>, StoreError> {
+        let user = sqlx::query_as::<_, User>(
+            "select user_id, username, is_guest, created_at from app_user where user_id = $1",
+        )
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(user)
+    }
+
+    /// The account with this name, ignoring case (uses the `lower(username)` unique index).
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn user_by_name(&self, username: &str) -> Result<Option<User>, StoreError> {
+        let user = sqlx::query_as::<_, User>(
+            "select user_id, username, is_guest, created_at from app_user \
+             where lower(username) = lower($1)",
+        )
+        .bind(username)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(user)
+    }
+
+    /// The stored argon2id PHC string; `None` for guests and for unknown ids.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn password_hash(&self, user_id: Uuid) -> Result<Option<String>, StoreError> {
+        let hash: Option<Option<String>> =
+            sqlx::query_scalar("select password_hash from app_user where user_id = $1")
+                .bind(user_id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(hash.flatten())
+    }
+
+    /// Records a login: `token_hash` is the SHA-256 (32 bytes) of the cookie token.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] if the user does not exist; [`StoreError::Database`] if the
+    /// hash is not 32 bytes or already exists.
+    #[tracing::instrument(skip(self, token_hash))]
+    pub async fn create_session(
+        &self,
+        user_id: Uuid,
+        token_hash: &[u8],
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("insert into session (token_hash, user_id, expires_at) values ($1, $2, $3)")
+            .bind(token_hash)
+            .bind(user_id)
+            .bind(expires_at)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::from_sqlx)?;
+        Ok(())
+    }
+
+    /// The user logged in with this token hash, or `None` if there is no such session or it
+    /// expired at or before `now`.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self, token_hash))]
+    pub async fn session_user(
+        &self,
+        token_hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<Option<User>, StoreError> {
+        let user = sqlx::query_as::<_, User>(
+            "select u.user_id, u.username, u.is_guest, u.created_at \
+             from session s join app_user u using (user_id) \
+             where s.token_hash = $1 and s.expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(user)
+    }
+
+    /// Logs out: forgets the session. Deleting a session that does not exist is not an error
+    /// (a double logout is harmless).
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self, token_hash))]
+    pub async fn delete_session(&self, token_hash: &[u8]) -> Result<(), StoreError> {
+        sqlx::query("delete from session where token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Deletes every session that expired at or before `now`; returns how many. For a
+    /// periodic clean-up task: expired rows are already ignored by [`Store::session_user`].
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let done = sqlx::query("delete from session where expires_at <= $1")
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+}
