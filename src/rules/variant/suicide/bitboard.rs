@@ -8,6 +8,7 @@
 //! regenerate them); the table itself is filled once, on first use, behind a
 //! [`std::sync::OnceLock`], because filling ~107,000 entries is too slow for `const` evaluation.
 
+use crate::rules::geometry::{DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL};
 use std::sync::OnceLock;
 
 /// The a-file.
@@ -74,31 +75,8 @@ const fn leaper_table(steps: &[(i8, i8)]) -> [u64; 64] {
     table
 }
 
-const KNIGHT_STEPS: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const KING_STEPS: [(i8, i8); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
-const ROOK_DIRECTIONS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-
 /// Knight attacks from each square.
-pub const KNIGHT_ATTACKS: [u64; 64] = leaper_table(&KNIGHT_STEPS);
+pub const KNIGHT_ATTACKS: [u64; 64] = leaper_table(&KNIGHT_LEAPS);
 /// King attacks from each square.
 pub const KING_ATTACKS: [u64; 64] = leaper_table(&KING_STEPS);
 /// Pawn capture targets from each square, White's (index 0) then Black's (index 1).
@@ -107,10 +85,10 @@ pub const PAWN_ATTACKS: [[u64; 64]; 2] = [
     leaper_table(&[(-1, -1), (1, -1)]),
 ];
 
-/// Slider attacks found by walking rays square by square: the slow reference used to fill
-/// the magic tables (and to test them).
-pub fn slide(square: u8, occupied: u64, directions: &[(i8, i8)]) -> u64 {
-    let mut attacks = 0;
+/// The squares a slider on `square` reaches along `directions`, each ray stopping at the
+/// first square `stop` says yes to (that square included) or at the edge.
+fn rays(square: u8, directions: &[(i8, i8)], stop: impl Fn(i16, i16) -> bool) -> u64 {
+    let mut reached = 0;
     for &(df, dr) in directions {
         let mut file = i16::from(square % 8);
         let mut rank = i16::from(square / 8);
@@ -120,33 +98,37 @@ pub fn slide(square: u8, occupied: u64, directions: &[(i8, i8)]) -> u64 {
             if !(0..8).contains(&file) || !(0..8).contains(&rank) {
                 break;
             }
-            let target = 1u64 << (rank * 8 + file);
-            attacks |= target;
-            if occupied & target != 0 {
+            reached |= 1u64 << (rank * 8 + file);
+            if stop(file, rank) {
                 break;
             }
         }
     }
-    attacks
+    reached
+}
+
+/// Slider attacks found by walking rays square by square: the slow reference used to fill
+/// the magic tables (and to test them).
+pub fn slide(square: u8, occupied: u64, directions: &[(i8, i8)]) -> u64 {
+    rays(square, directions, |file, rank| {
+        occupied & (1u64 << (rank * 8 + file)) != 0
+    })
 }
 
 /// The squares whose occupancy matters for a slider on `square`: its rays without the last
 /// square of each (a piece on the board edge blocks nothing further).
 pub fn relevant_blockers(square: u8, directions: &[(i8, i8)]) -> u64 {
     let mut mask = 0;
-    for &(df, dr) in directions {
-        let mut file = i16::from(square % 8);
-        let mut rank = i16::from(square / 8);
-        loop {
-            file += i16::from(df);
-            rank += i16::from(dr);
-            let next_file = file + i16::from(df);
-            let next_rank = rank + i16::from(dr);
-            if !(0..8).contains(&next_file) || !(0..8).contains(&next_rank) {
-                break;
-            }
-            mask |= 1u64 << (rank * 8 + file);
-        }
+    for &direction in directions {
+        let ray = rays(square, &[direction], |_, _| false);
+        // The edge square is the ray's last: the highest bit for rays going up the board
+        // (or along rank 1 eastwards), the lowest for the others.
+        let edge = if direction.1 > 0 || (direction.1 == 0 && direction.0 > 0) {
+            ray.checked_ilog2().map_or(0, |i| 1u64 << i)
+        } else {
+            ray & ray.wrapping_neg()
+        };
+        mask |= ray & !edge;
     }
     mask
 }
@@ -331,8 +313,8 @@ impl SliderTables {
 
     fn build() -> SliderTables {
         let mut attacks = Vec::with_capacity(108_000);
-        let rook = fill(&mut attacks, &ROOK_MAGICS, &ROOK_DIRECTIONS);
-        let bishop = fill(&mut attacks, &BISHOP_MAGICS, &BISHOP_DIRECTIONS);
+        let rook = fill(&mut attacks, &ROOK_MAGICS, &ORTHOGONAL);
+        let bishop = fill(&mut attacks, &BISHOP_MAGICS, &DIAGONAL);
         SliderTables {
             rook,
             bishop,
@@ -431,7 +413,7 @@ mod tests {
     #[ignore = "prints the magic numbers; run by hand to regenerate the constants"]
     fn find_magics() {
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-        for (name, directions) in [("ROOK", ROOK_DIRECTIONS), ("BISHOP", BISHOP_DIRECTIONS)] {
+        for (name, directions) in [("ROOK", ORTHOGONAL), ("BISHOP", DIAGONAL)] {
             println!("const {name}_MAGICS: [u64; 64] = [");
             for square in 0..64 {
                 println!("    {:#018x},", magic_for(square, &directions, &mut rng));
@@ -449,11 +431,11 @@ mod tests {
                 let occupied = rng.next() & rng.next();
                 assert_eq!(
                     tables.rook(square, occupied),
-                    slide(square, occupied, &ROOK_DIRECTIONS)
+                    slide(square, occupied, &ORTHOGONAL)
                 );
                 assert_eq!(
                     tables.bishop(square, occupied),
-                    slide(square, occupied, &BISHOP_DIRECTIONS)
+                    slide(square, occupied, &DIAGONAL)
                 );
             }
         }

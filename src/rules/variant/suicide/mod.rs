@@ -28,7 +28,7 @@ mod notation;
 mod position;
 
 use self::bitboard::{sliders, Squares};
-use self::position::{role_index, square_name, Move, MoveList, Position, PAWN, ROLES};
+use self::position::{role_index, role_of, square_name, Move, MoveList, Position, PAWN};
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef};
@@ -49,7 +49,7 @@ impl SuicideMove {
         SuicideMove {
             from: m.from,
             to: m.to,
-            promotion: (m.promotion != PAWN).then(|| ROLES[usize::from(m.promotion)]),
+            promotion: (m.promotion != PAWN).then(|| role_of(m.promotion)),
         }
     }
 
@@ -264,7 +264,7 @@ impl Rules for Suicide {
                         board: "main".to_string(),
                         square: square_name(square),
                         color,
-                        role: ROLES[usize::from(role)],
+                        role: role_of(role),
                         stats: None,
                         marks: Vec::new(),
                     })

@@ -9,7 +9,7 @@
 //! and quiet move of the position, compulsory capture aside, so that a quiet move typed when
 //! a capture is due reaches `apply` and is refused there with `must_capture`.
 
-use super::position::{role_index, square_name, Move, Position, PAWN, ROLES};
+use super::position::{role_index, role_of, square_name, Move, Position, PAWN};
 use super::SuicideMove;
 use crate::rules::error::ParseActionError;
 use crate::rules::geometry::Coord;
@@ -37,11 +37,11 @@ pub fn human(position: &Position, m: Move, candidates: &[Move]) -> String {
         text.push_str(&square_name(m.to));
         if m.promotion != PAWN {
             text.push('=');
-            text.push(ROLES[usize::from(m.promotion)].upper_char());
+            text.push(role_of(m.promotion).upper_char());
         }
         return text;
     }
-    text.push(ROLES[usize::from(m.role)].upper_char());
+    text.push(role_of(m.role).upper_char());
     let rivals: Vec<&Move> = candidates
         .iter()
         .filter(|c| c.role == m.role && c.to == m.to && c.from != m.from)
@@ -154,7 +154,7 @@ fn parse_san(
         [m] => Ok(SuicideMove::from_move(**m)),
         [] => Err(ParseActionError::new(format!(
             "no {} of the side to move can play `{text}` ({})",
-            ROLES[usize::from(san.role)].as_str(),
+            role_of(san.role).as_str(),
             position.turn
         ))),
         several => Err(ParseActionError::new(format!(

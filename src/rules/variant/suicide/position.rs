@@ -22,22 +22,23 @@ pub const ROOK: u8 = 3;
 pub const QUEEN: u8 = 4;
 pub const KING: u8 = 5;
 
-/// The roles in index order.
-pub const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
+/// The role with index `index` ([`PAWN`]…[`KING`]): Suicide's roles are the first six of
+/// [`Role::ALL`], in the same order.
+#[inline]
+pub fn role_of(index: u8) -> Role {
+    Role::ALL[usize::from(index)]
+}
 
 /// What a pawn may promote to: every piece but the pawn, the king included.
 const PROMOTIONS: [u8; 5] = [QUEEN, ROOK, BISHOP, KNIGHT, KING];
 
 /// The role index of a shared [`Role`], if Suicide has that role.
 pub fn role_index(role: Role) -> Option<u8> {
-    ROLES.iter().position(|&r| r == role).map(|i| i as u8)
+    Role::ALL
+        .iter()
+        .take(6)
+        .position(|&r| r == role)
+        .map(|i| i as u8)
 }
 
 /// A side never has more than the 16 men it started with, and never more than 8 pawns.
@@ -360,7 +361,7 @@ impl Position {
         let mut board: Mailbox<Piece> = Mailbox::empty(Shape::rectangle(8, 8));
         for square in Squares(self.occupied()) {
             if let Some((color, role)) = self.piece_at(square) {
-                let piece = Piece::new(color, ROLES[usize::from(role)]);
+                let piece = Piece::new(color, role_of(role));
                 board.set(Coord::new(square % 8, square / 8), Some(piece));
             }
         }
