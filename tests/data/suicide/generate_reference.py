@@ -25,6 +25,9 @@ SEED = 20261122
 GAMES = 60
 PER_GAME = 5
 PERFT3_EVERY = 4
+# Also keep up to this many positions per game where an en passant capture or a promotion is
+# available: random picks alone rarely land on them.
+SPECIAL_PER_GAME = 3
 
 
 def fresh(fen):
@@ -54,6 +57,11 @@ def result(board):
     if board.halfmove_clock >= 100:
         return "1/2-1/2", "fifty_moves"
     return "*", "ongoing"
+
+
+def is_special(fen):
+    board = fresh(fen)
+    return board.ep_square is not None or any(m.promotion for m in board.legal_moves)
 
 
 def perft(board, depth):
@@ -90,6 +98,8 @@ def main():
         # A spread over the game, always including its final position.
         picks = sorted(set(rng.sample(range(len(seen) - 1), min(PER_GAME - 1, len(seen) - 1))))
         picks.append(len(seen) - 1)
+        special = [ply for ply in range(len(seen)) if ply not in picks and is_special(seen[ply])]
+        picks = sorted(picks + special[:SPECIAL_PER_GAME])
         for ply in picks:
             position = fresh(seen[ply])
             fen = position.fen()

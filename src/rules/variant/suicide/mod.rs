@@ -65,8 +65,38 @@ impl SuicideMove {
 struct LastMove {
     machine: String,
     human: String,
-    from: u8,
-    to: u8,
+    /// Squares to highlight: from, to, and the pawn taken en passant.
+    squares: Vec<u8>,
+    /// What the move did beyond moving a man (en passant, promotion), one line each.
+    effects: Vec<String>,
+}
+
+impl LastMove {
+    fn describe(position: &Position, m: Move, machine: String, human: String) -> LastMove {
+        let mut squares = vec![m.from, m.to];
+        let mut effects = Vec::new();
+        if m.role == PAWN && position.ep == Some(m.to) {
+            let taken = if position.turn == Color::White {
+                m.to - 8
+            } else {
+                m.to + 8
+            };
+            squares.push(taken);
+            effects.push(format!(
+                "en passant: the pawn on {} is taken",
+                square_name(taken)
+            ));
+        }
+        if m.promotion != PAWN {
+            effects.push(format!("promotion to {}", role_of(m.promotion).as_str()));
+        }
+        LastMove {
+            machine,
+            human,
+            squares,
+            effects,
+        }
+    }
 }
 
 /// A game of Suicide: the position plus the history the draw rules need.
@@ -207,17 +237,13 @@ impl Rules for Suicide {
             return Err(self.refusal(action));
         };
         let human = notation::human(&self.position, m, &legal);
+        let last = LastMove::describe(&self.position, m, notation::machine(action), human);
         self.position = self.position.play(m);
         if self.position.halfmove == 0 {
             self.history.clear();
         }
         self.history.push(self.position.key);
-        self.last = Some(LastMove {
-            machine: notation::machine(action),
-            human,
-            from: m.from,
-            to: m.to,
-        });
+        self.last = Some(last);
         Ok(())
     }
 
@@ -283,12 +309,13 @@ impl Rules for Suicide {
             last_action: self.last.as_ref().map(|last| LastAction {
                 machine: last.machine.clone(),
                 human: last.human.clone(),
-                squares: vec![
-                    SquareRef::main(square_name(last.from)),
-                    SquareRef::main(square_name(last.to)),
-                ],
+                squares: last
+                    .squares
+                    .iter()
+                    .map(|&square| SquareRef::main(square_name(square)))
+                    .collect(),
                 rolls: Vec::new(),
-                effects: Vec::new(),
+                effects: last.effects.clone(),
             }),
             off_board: Vec::new(),
             // There is no check in Suicide.

@@ -220,3 +220,26 @@ fn snapshot_describes_the_board_and_the_last_move() {
     assert_eq!(squares, ["e2", "e4"]);
     assert_eq!(snapshot.outcome, None);
 }
+
+#[test]
+fn snapshot_highlights_the_pawn_taken_en_passant_and_names_promotions() {
+    let mut g = game("4k3/3p4/8/4P3/8/8/8/4K3 b - - 0 1");
+    play_all(&mut g, &["d7d5", "e5d6"]);
+    let last = g
+        .snapshot()
+        .last_action
+        .unwrap_or_else(|| panic!("no last action"));
+    let squares: Vec<&str> = last.squares.iter().map(|s| s.square.as_str()).collect();
+    assert_eq!(squares, ["e5", "d6", "d5"]);
+    assert_eq!(last.effects, ["en passant: the pawn on d5 is taken"]);
+    let mut g = game("8/P7/8/8/8/8/8/K6k w - - 0 1");
+    play_all(&mut g, &["a8=K"]);
+    let last = g
+        .snapshot()
+        .last_action
+        .unwrap_or_else(|| panic!("no last action"));
+    assert_eq!(
+        (last.human.as_str(), last.effects.as_slice()),
+        ("a8=K", &["promotion to king".to_string()][..])
+    );
+}
