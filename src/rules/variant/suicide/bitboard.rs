@@ -4,7 +4,7 @@
 //! h1 = bit 7, h8 = bit 63). Leaper tables (knight, king, pawn) are `const`, computed at compile
 //! time. Sliding attacks use "fancy" magic bitboards: the relevant blockers of a square are
 //! multiplied by a magic number whose top bits index a per-square slice of one shared table.
-//! The magic numbers below were found by [`tests::find_magics`] (run it with `--ignored` to
+//! The magic numbers below were found by `tests::find_magics` (run it with `--ignored` to
 //! regenerate them); the table itself is filled once, on first use, behind a
 //! [`std::sync::OnceLock`], because filling ~107,000 entries is too slow for `const` evaluation.
 
@@ -133,7 +133,7 @@ pub fn relevant_blockers(square: u8, directions: &[(i8, i8)]) -> u64 {
     mask
 }
 
-/// Magic multipliers for rook attacks, per square (see [`tests::find_magics`]).
+/// Magic multipliers for rook attacks, per square (see `tests::find_magics`).
 const ROOK_MAGICS: [u64; 64] = [
     0x2080_0020_8040_0010,
     0x00c0_0020_0140_1000,
@@ -201,7 +201,7 @@ const ROOK_MAGICS: [u64; 64] = [
     0x0048_1229_8041_0402,
 ];
 
-/// Magic multipliers for bishop attacks, per square (see [`tests::find_magics`]).
+/// Magic multipliers for bishop attacks, per square (see `tests::find_magics`).
 const BISHOP_MAGICS: [u64; 64] = [
     0x0848_0208_2204_0013,
     0x8010_a400_8582_1200,

@@ -8,7 +8,7 @@
 //! automatically (our policy for what FICS grants on a claim).
 //!
 //! Speed matters here (the perft benchmark), so the position is a set of bitboards
-//! ([`position`]) with magic-bitboard slider tables ([`bitboard`]), and [`Rules::perft`] is
+//! (`position.rs`) with magic-bitboard slider tables (`bitboard.rs`), and [`Rules::perft`] is
 //! overridden with a bulk-counting search that does not allocate per node.
 //!
 //! ```text
