@@ -178,14 +178,16 @@ impl Suicide {
             }
             Some(_) => {}
         }
-        let is_pseudo_legal = self.pseudo_legal().iter().any(|m| action.matches(m));
-        if is_pseudo_legal {
+        let candidates = self.pseudo_legal();
+        if candidates.iter().any(|m| action.matches(m)) {
             return IllegalAction::MustCapture;
         }
-        let to_last_rank = action.to / 8 == 0 || action.to / 8 == 7;
-        let is_pawn = self.position.piece_at(action.from).map(|(_, r)| r) == Some(PAWN);
         let text = notation::machine(action);
-        if is_pawn && to_last_rank && action.promotion.is_none() {
+        let lacks_promotion = action.promotion.is_none()
+            && candidates
+                .iter()
+                .any(|m| m.from == action.from && m.to == action.to && m.promotion != PAWN);
+        if lacks_promotion {
             return IllegalAction::rule(
                 "promotion_required",
                 format!("{text}: a pawn reaching the last rank must promote (q, r, b, n or k)"),
