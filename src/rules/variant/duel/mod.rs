@@ -35,6 +35,7 @@ use crate::rules::{
     Variant,
 };
 use moves::{Landing, PawnRights};
+use std::sync::OnceLock;
 
 /// The Main board's hole.
 pub const HOLE: Coord = Coord::new(2, 3);
@@ -123,6 +124,9 @@ pub struct Duel {
     /// Positions since the last irreversible action, the current one last.
     history: Vec<PositionKey>,
     last: Option<LastAction>,
+    /// The legal actions of this position (ignoring whether the game has ended), worked out
+    /// on first use: `legal_actions`, `outcome`, `apply` and the notation all need them.
+    generated: OnceLock<Vec<Action>>,
 }
 
 impl Duel {
@@ -228,15 +232,24 @@ impl Duel {
         moves::targets(self.duel.shape(), &piece_at, from, piece, rights, out);
     }
 
-    /// The Main board after moving `from`→`to` (and removing an en-passant victim).
-    fn main_after(&self, from: Coord, to: Coord, landing: Landing) -> Mailbox<Man> {
-        let mut board = self.main.clone();
-        let moving = board.take(from);
-        if landing == Landing::EnPassant {
-            board.take(Coord::new(to.file, from.rank));
-        }
-        board.set(to, moving);
-        board
+    /// Whether moving `from`→`to` (removing an en-passant victim) leaves the mover's king
+    /// attacked. `scratch` is a copy of the Main board, used and restored.
+    fn exposes_king(scratch: &mut Mailbox<Man>, from: Coord, to: Coord, landing: Landing) -> bool {
+        let moving = scratch.take(from);
+        let Some(mover) = moving else {
+            return false;
+        };
+        let victim_square = match landing {
+            Landing::EnPassant => Coord::new(to.file, from.rank),
+            _ => to,
+        };
+        let victim = scratch.take(victim_square);
+        scratch.set(to, moving);
+        let exposed = Self::king_attacked(scratch, mover.piece.color);
+        scratch.take(to);
+        scratch.set(victim_square, victim);
+        scratch.set(from, moving);
+        exposed
     }
 
     /// Whether a man of the side to move dropped on `square` would give check.
@@ -249,8 +262,13 @@ impl Duel {
     }
 
     /// Every legal action, ignoring whether the game has already ended.
-    fn generate(&self) -> Vec<Action> {
+    fn generate(&self) -> &[Action] {
+        self.generated.get_or_init(|| self.generate_uncached())
+    }
+
+    fn generate_uncached(&self) -> Vec<Action> {
         let us = self.turn;
+        let mut scratch = self.main.clone();
         let mut actions = Vec::new();
         let mut targets = Vec::new();
         let placements = self.placement_squares();
@@ -261,7 +279,7 @@ impl Duel {
             targets.clear();
             self.main_targets(from, *man, &mut targets);
             for &(to, landing) in &targets {
-                if Self::king_attacked(&self.main_after(from, to, landing), us) {
+                if Self::exposes_king(&mut scratch, from, to, landing) {
                     continue;
                 }
                 if landing == Landing::Quiet {
@@ -333,8 +351,7 @@ impl Duel {
         !Self::king_attacked(&board, piece.color)
     }
 
-    /// Whether the side to move has at least one legal action (cheaper than [`Self::generate`]
-    /// when it has).
+    /// Whether the side to move has at least one legal action.
     fn has_legal_action(&self) -> bool {
         !self.generate().is_empty()
     }
@@ -416,6 +433,7 @@ impl Duel {
             }
         }
         self.en_passant = en_passant;
+        self.generated = OnceLock::new();
         self.turn = us.other();
         self.ply = self.ply.saturating_add(1);
         if us == Color::Black {
@@ -668,6 +686,7 @@ impl Rules for Duel {
                 ply: 0,
                 history: Vec::new(),
                 last: None,
+                generated: OnceLock::new(),
             },
         }
     }
@@ -692,7 +711,7 @@ impl Rules for Duel {
         if self.lone_king().is_some() || self.draw_by_rule().is_some() {
             return Vec::new();
         }
-        self.generate()
+        self.generate().to_vec()
     }
 
     fn apply(&mut self, action: &Action) -> Result<(), IllegalAction> {
@@ -704,9 +723,9 @@ impl Rules for Duel {
             return Err(IllegalAction::GameOver);
         }
         if !legal.contains(action) {
-            return Err(self.explain(action, &legal));
+            return Err(self.explain(action, legal));
         }
-        let stem = notation::human_stem(self, action, &legal);
+        let stem = notation::human_stem(self, action, legal);
         let (squares, effects) = self.describe(action);
         let machine = self.machine(action);
         self.play_unchecked(action);

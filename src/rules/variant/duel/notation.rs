@@ -270,6 +270,7 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
         ply,
         history: Vec::new(),
         last: None,
+        generated: std::sync::OnceLock::new(),
     };
     if Duel::king_attacked(&game.main, turn.other()) {
         return Err(position_error(
