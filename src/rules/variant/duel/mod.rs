@@ -611,7 +611,8 @@ impl Duel {
                     effects.extend(self.duel_at(to).map(dies));
                     if let Some(capturer) = self.duel_at(from) {
                         effects.push(format!(
-                            "{} returns to {}",
+                            "{} {} returns to {}",
+                            capturer.color,
                             capturer.role.as_str(),
                             back.name()
                         ));
