@@ -308,6 +308,49 @@ fn reference_actions(pos: &Position) -> BTreeSet<String> {
     out
 }
 
+/// Walks the action tree `depth` plies deep with the engine, checking every node's legal set
+/// against the reference, and returns the reference's leaf count one ply further (perft at
+/// `depth + 1`, counted by the reference).
+fn reference_perft(game: &AnyGame, previous: Option<(&Position, &str)>, depth: u32) -> u64 {
+    let text = game.position();
+    let mut pos = Position::read(&text);
+    pos.en_passant = previous.and_then(|(before, action)| en_passant_after(before, action));
+    let reference = reference_actions(&pos);
+    let engine: BTreeSet<String> = game.legal_actions().into_iter().collect();
+    assert_eq!(engine, reference, "at {text}");
+    if depth == 0 {
+        return reference.len() as u64;
+    }
+    let mut total = 0;
+    for action in &reference {
+        let mut child = game.clone();
+        if let Err(e) = child.play(action) {
+            panic!("{action} at {text}: {e}");
+        }
+        total += reference_perft(&child, Some((&pos, action)), depth - 1);
+    }
+    total
+}
+
+/// The square a pawn skipped if `action` was a double step in `before`: worked out here from
+/// the action, not read from the engine's position text.
+fn en_passant_after(before: &Position, action: &str) -> Option<Square> {
+    let from = read_main_square(action.get(0..2)?);
+    let to = read_main_square(action.get(2..4)?);
+    let pawn = role(*before.main.get(&from)?) == 'p';
+    (on_main(from) && pawn && (from.1 - to.1).abs() == 2).then_some((from.0, (from.1 + to.1) / 2))
+}
+
+#[test]
+fn reference_confirms_perft_from_the_start() {
+    let Ok(game) = AnyGame::start(Variant::Duel) else {
+        panic!("Duel Chess is not playable");
+    };
+    // Every node down to depth 3 has the same legal set in both generators, so this is the
+    // engine's perft 4 as well (docs/rules/duel.md).
+    assert_eq!(reference_perft(&game, None, 3), 77_280);
+}
+
 /// A tiny deterministic generator so a failing game can be replayed.
 struct Rng(u64);
 
@@ -334,13 +377,9 @@ fn engine_and_reference_agree_on_random_games() {
             let text = game.position();
             let mut pos = Position::read(&text);
             // The e.p. square, worked out here from the last action, not read from the text.
-            pos.en_passant = previous.as_ref().and_then(|(before, action)| {
-                let from = read_main_square(action.get(0..2)?);
-                let to = read_main_square(action.get(2..4)?);
-                let pawn = role(*before.main.get(&from)?) == 'p';
-                (on_main(from) && pawn && (from.1 - to.1).abs() == 2)
-                    .then_some((from.0, (from.1 + to.1) / 2))
-            });
+            pos.en_passant = previous
+                .as_ref()
+                .and_then(|(before, action)| en_passant_after(before, action));
             let engine: BTreeSet<String> = game.legal_actions().into_iter().collect();
             let outcome = game.outcome();
             if outcome.is_some_and(|o| o.reason == EndReason::Repetition) {

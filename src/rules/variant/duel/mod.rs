@@ -469,6 +469,12 @@ impl Duel {
                 let same_move = legal.iter().any(
                     |a| matches!(*a, Action::Main { from: f, to: t, .. } if f == from && t == to),
                 );
+                if !same_move && landing != Landing::Quiet && self.placement_squares().is_empty() {
+                    return IllegalAction::rule(
+                        "no_placement",
+                        "the Duel board is full and holds none of your men to sacrifice",
+                    );
+                }
                 if !same_move {
                     return IllegalAction::KingInCheck;
                 }

@@ -291,3 +291,21 @@ fn mutated_positions_never_panic_and_whatever_parses_reprints_stably() {
         }
     }
 }
+
+#[test]
+fn a_full_duel_board_without_own_men_allows_no_main_capture() {
+    // Only a position given as text can do this: nine black men on the Duel board.
+    let duel = game("2k2/p4/1n3/1P*2/1D3/5/4K pbp/rdp/nbr w - - 0 1");
+    let capture = duel
+        .parse_action("b3b5@x1")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!duel
+        .legal_actions()
+        .iter()
+        .any(|a| matches!(a, Action::Main { place: Some(_), .. })));
+    let mut probe = duel.clone();
+    assert_eq!(
+        probe.apply(&capture).map_err(|e| e.code()),
+        Err("no_placement")
+    );
+}
