@@ -356,9 +356,7 @@ impl Duel {
         !self.generate().is_empty()
     }
 
-    /// The end reasons that do not depend on move generation, in order: lone king,
-    /// repetition, fifty moves. Checkmate and stalemate sit between the first and the others,
-    /// see [`Rules::outcome`].
+    /// The lone-king loss, the first end checked (see `outcome_with` for the order).
     fn lone_king(&self) -> Option<Outcome> {
         // The side to move first: it is the one the last move can have stripped.
         let order = [self.turn, self.turn.other()];
@@ -368,6 +366,8 @@ impl Duel {
             .map(|loser| Outcome::win(loser.other(), EndReason::LoneKing))
     }
 
+    /// The draws by threefold repetition and by the fifty-move rule, checked after mate and
+    /// stalemate.
     fn draw_by_rule(&self) -> Option<Outcome> {
         let current = self.history.last()?;
         if self.history.iter().filter(|k| *k == current).count() >= 3 {
@@ -554,6 +554,8 @@ impl Duel {
         notation::action_machine(action)
     }
 
+    /// The end of the game in the documented order: lone king, then mate or stalemate
+    /// (`has_action` says whether the side to move has a legal action), then the draw rules.
     fn outcome_with(&self, has_action: impl FnOnce() -> bool) -> Option<Outcome> {
         if let Some(outcome) = self.lone_king() {
             return Some(outcome);
@@ -653,6 +655,7 @@ impl Duel {
         out
     }
 
+    /// The legal actions in machine notation, sorted by byte order as clients receive them.
     fn sorted_machine(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .legal_actions()
