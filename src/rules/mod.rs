@@ -424,4 +424,5 @@ macro_rules! any_game {
 // One line per playable variant, in `Variant::ALL` order.
 any_game! {
     Suicide => variant::suicide::Suicide,
+    Duel => variant::duel::Duel,
 }

@@ -4,4 +4,5 @@
 
 mod cases;
 mod cli;
+mod duel_reference;
 mod properties;

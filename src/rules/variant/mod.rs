@@ -5,3 +5,4 @@
 
 // One line per variant module, in `Variant::ALL` order.
 pub mod suicide;
+pub mod duel;
