@@ -32,11 +32,13 @@ pub const PUBLIC_SEED: [u8; 32] = [0; 32];
 pub const PUBLIC_GAME_ID: &str = "";
 
 /// Where a game's dice come from: the seed, the game id and the index of the next roll.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct DiceSource {
     seed: [u8; 32],
     game_id: String,
     next_index: u64,
+    /// HMAC already keyed with the seed, cloned for each roll (saves hashing the key block).
+    keyed: Option<HmacSha256>,
 }
 
 impl DiceSource {
@@ -46,6 +48,7 @@ impl DiceSource {
             seed,
             game_id: game_id.to_string(),
             next_index: 0,
+            keyed: HmacSha256::new_from_slice(&seed).ok(),
         }
     }
 
@@ -75,7 +78,10 @@ impl DiceSource {
 
     /// Rolls one die of `sides` faces (1..=sides) and moves on to the next index.
     pub fn roll(&mut self, sides: u32) -> u32 {
-        let value = roll_at(&self.seed, &self.game_id, self.next_index, sides);
+        let value = match &self.keyed {
+            Some(keyed) => draw(keyed, &self.game_id, self.next_index, sides),
+            None => roll_at(&self.seed, &self.game_id, self.next_index, sides),
+        };
         self.next_index = self.next_index.saturating_add(1);
         value
     }
@@ -93,12 +99,8 @@ impl fmt::Debug for DiceSource {
     }
 }
 
-fn hmac(seed: &[u8; 32], game_id: &str, index: u64, attempt: u32) -> [u8; 32] {
-    // HMAC accepts keys of any length, so this cannot fail; the else branch only keeps the
-    // function free of panics.
-    let Ok(mut mac) = HmacSha256::new_from_slice(seed) else {
-        return [0; 32];
-    };
+fn hmac(keyed: &HmacSha256, game_id: &str, index: u64, attempt: u32) -> [u8; 32] {
+    let mut mac = keyed.clone();
     mac.update(game_id.as_bytes());
     mac.update(&index.to_be_bytes());
     if attempt > 0 {
@@ -110,12 +112,22 @@ fn hmac(seed: &[u8; 32], game_id: &str, index: u64, attempt: u32) -> [u8; 32] {
 /// The value of roll `index` of game `game_id` with `seed`: a die of `sides` faces
 /// (1..=sides; a 0-sided die is treated as 1-sided). See the module docs for the formula.
 pub fn roll_at(seed: &[u8; 32], game_id: &str, index: u64, sides: u32) -> u32 {
+    // HMAC accepts keys of any length, so this cannot fail; the else branch only keeps the
+    // function free of panics.
+    let Ok(keyed) = HmacSha256::new_from_slice(seed) else {
+        return 1;
+    };
+    draw(&keyed, game_id, index, sides)
+}
+
+/// [`roll_at`] with the HMAC already keyed.
+fn draw(keyed: &HmacSha256, game_id: &str, index: u64, sides: u32) -> u32 {
     let sides = u64::from(sides.max(1));
     let span = 1u128 << 64;
     let limit = span - span % u128::from(sides);
     let mut attempt = 0u32;
     loop {
-        let mac = hmac(seed, game_id, index, attempt);
+        let mac = hmac(keyed, game_id, index, attempt);
         for word in mac.chunks_exact(8) {
             let mut bytes = [0u8; 8];
             bytes.copy_from_slice(word);

@@ -32,8 +32,6 @@ use crate::rules::{
     Color, EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Piece, Role,
     Rules, Snapshot, Variant,
 };
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 
 /// The highest armor any piece can have (the king's cap).
 const MAX_ARMOR: u32 = 19;
@@ -321,13 +319,30 @@ impl Drehs {
         self
     }
 
+    /// A 64-bit key of everything that makes two positions the same for repetition: pieces
+    /// with their combat state, turn, castling rights and bishop returns. A hand-rolled mix
+    /// (not SipHash) because it runs after every action, also in debug-built tests.
     fn position_key(&self) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        self.board.hash(&mut hasher);
-        self.turn.hash(&mut hasher);
-        self.castling.hash(&mut hasher);
-        self.returns.hash(&mut hasher);
-        hasher.finish()
+        fn mix(key: u64, value: u64) -> u64 {
+            let x = (key ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            x ^ (x >> 29)
+        }
+        let mut key = mix(0, u64::from(self.turn == Color::Black));
+        for (c, u) in self.board.occupied() {
+            let unit = u64::from(c.file)
+                | u64::from(c.rank) << 4
+                | (u.piece.role as u64) << 8
+                | (u.piece.color as u64) << 12
+                | u64::from(u.life) << 16
+                | u64::from(u.ears) << 24
+                | u64::from(u.black_necklace) << 32
+                | u64::from(u.promoted) << 33;
+            key = mix(key, unit);
+        }
+        for (i, &on) in self.castling.iter().chain(self.returns.iter()).enumerate() {
+            key = mix(key, u64::from(on) << (40 + i));
+        }
+        key
     }
 
     fn king_square(&self, color: Color) -> Option<Coord> {
@@ -418,7 +433,10 @@ impl Drehs {
         if self.halfmove >= FIFTY_MOVE_PLIES {
             return Some(Outcome::draw(EndReason::FiftyMoves));
         }
-        let current = self.position_key();
+        // The last key is the current position's: pushed by every action and at setup.
+        let Some(&current) = self.history.last() else {
+            return None;
+        };
         if self.history.iter().filter(|&&k| k == current).count() >= 3 {
             return Some(Outcome::draw(EndReason::Repetition));
         }
@@ -460,7 +478,7 @@ impl Drehs {
             Some(None) => Vec::new(),
         };
         for (from, unit) in units {
-            self.piece_actions(from, unit, &wanted, out);
+            self.piece_actions(from, unit, dest, &wanted, out);
         }
     }
 
@@ -468,6 +486,7 @@ impl Drehs {
         &self,
         from: Coord,
         unit: Unit,
+        dest: Option<Coord>,
         wanted: &dyn Fn(Coord) -> bool,
         out: &mut Vec<Action>,
     ) {
@@ -481,7 +500,11 @@ impl Drehs {
                         self.step_or_attack(from, to, color, out);
                     }
                 }
-                for to in shape.squares().filter(|&c| wanted(c)) {
+                let destinations: Vec<Coord> = match dest {
+                    Some(d) => vec![d],
+                    None => shape.squares().collect(),
+                };
+                for to in destinations {
                     if !self.board.is_empty_square(to) {
                         continue;
                     }
@@ -679,6 +702,14 @@ impl Drehs {
                     .get(c)
                     .is_some_and(|u| u.piece.color == color && u.life < max_life(u.piece.role))
             })
+    }
+
+    /// Whether the move generator lists `action`, narrowed to its piece and destination (the
+    /// game being known not to be over).
+    fn is_generated(&self, action: &Action) -> bool {
+        let mut out = Vec::new();
+        self.generate(Some(action.origin()), Some(action.destination()), &mut out);
+        out.contains(action)
     }
 
     /// Why `action` (not among the legal actions) is refused.
@@ -1137,19 +1168,14 @@ impl Rules for Drehs {
     }
 
     fn is_legal(&self, action: &Action) -> bool {
-        if self.static_outcome().is_some() {
-            return false;
-        }
-        let mut out = Vec::new();
-        self.generate(Some(action.origin()), Some(action.destination()), &mut out);
-        out.contains(action)
+        self.static_outcome().is_none() && self.is_generated(action)
     }
 
     fn apply(&mut self, action: &Action) -> Result<(), IllegalAction> {
         if self.static_outcome().is_some() {
             return Err(IllegalAction::GameOver);
         }
-        if !self.is_legal(action) {
+        if !self.is_generated(action) {
             return Err(self.refusal(action));
         }
         let human = self.action_to_human(action);
