@@ -121,6 +121,15 @@ fn home_rank(color: Color) -> u8 {
     }
 }
 
+/// `d6` for one die, `2d4` for two.
+fn dice_name(count: u32, sides: u32) -> String {
+    if count == 1 {
+        format!("d{sides}")
+    } else {
+        format!("{count}d{sides}")
+    }
+}
+
 /// Whether `c` is a dark square (a1 is dark), which fixes which original bishop a bishop is.
 fn is_dark(c: Coord) -> bool {
     (c.file + c.rank) % 2 == 0
@@ -871,7 +880,8 @@ impl Drehs {
             let (before, after) = self.wound(to, damage);
             report.progress = true;
             report.effect(format!(
-                "damage: {count}d{sides} = {damage}: {victim_name} {before} -> {after} LP"
+                "damage: {} = {damage}: {victim_name} {before} -> {after} LP",
+                dice_name(count, sides)
             ));
             if after == 0 {
                 let attacker_name = self.describe(from);
@@ -899,7 +909,8 @@ impl Drehs {
             let (before, after) = self.wound(from, damage);
             report.progress = true;
             report.effect(format!(
-                "counter_damage: {count}d{sides} = {damage}: {attacker_name} {before} -> {after} LP"
+                "counter_damage: {} = {damage}: {attacker_name} {before} -> {after} LP",
+                dice_name(count, sides)
             ));
             if after == 0 {
                 if let Some(dead) = self.board.take(from) {
@@ -1038,7 +1049,7 @@ impl Drehs {
                         report.progress = true;
                     }
                     report.effect(format!(
-                        "teleport: {} {} -> {}, {} -> 1 LP",
+                        "teleport: {} knight {} -> {}, {} -> 1 LP",
                         knight.piece.color,
                         from.name(),
                         to.name(),
@@ -1226,11 +1237,7 @@ impl Rules for Drehs {
                     marks.push("teleported".to_string());
                 }
                 let (count, sides) = self.weapon_at(c);
-                let weapon = if count == 1 {
-                    format!("d{sides}")
-                } else {
-                    format!("{count}d{sides}")
-                };
+                let weapon = dice_name(count, sides);
                 PlacedPiece {
                     board: "main".to_string(),
                     square: c.name(),
