@@ -362,6 +362,18 @@ mod tests {
     }
 
     #[test]
+    fn the_example_record_of_the_docs_verifies() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/drehs/example-record.json"
+        );
+        let (status, out, err) = run(&["verify-dice", path]);
+        assert_eq!(status, 0, "{err}");
+        assert!(out.contains("16 rolls of 4 actions"), "{out}");
+        assert!(out.ends_with("result: 1-0\nreason: king_killed\n"), "{out}");
+    }
+
+    #[test]
     fn the_same_seed_and_actions_replay_the_same_game() {
         let args = ["play", "drehs", "--seed", SEED, "g1@c6xd8", "b8@c3xd1"];
         let first = run(&args);

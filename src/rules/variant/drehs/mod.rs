@@ -132,7 +132,7 @@ fn dice_name(count: u32, sides: u32) -> String {
 
 /// Whether `c` is a dark square (a1 is dark), which fixes which original bishop a bishop is.
 fn is_dark(c: Coord) -> bool {
-    (c.file + c.rank) % 2 == 0
+    (c.file + c.rank).is_multiple_of(2)
 }
 
 /// One piece with its combat state.
@@ -386,7 +386,7 @@ impl Drehs {
         while start > 0 && is_pawn(start - 1) {
             start -= 1;
         }
-        let partner = if (c.file - start) % 2 == 0 {
+        let partner = if (c.file - start).is_multiple_of(2) {
             c.file + 1
         } else {
             c.file - 1
@@ -443,9 +443,7 @@ impl Drehs {
             return Some(Outcome::draw(EndReason::FiftyMoves));
         }
         // The last key is the current position's: pushed by every action and at setup.
-        let Some(&current) = self.history.last() else {
-            return None;
-        };
+        let &current = self.history.last()?;
         if self.history.iter().filter(|&&k| k == current).count() >= 3 {
             return Some(Outcome::draw(EndReason::Repetition));
         }
@@ -843,7 +841,7 @@ impl Drehs {
     }
 
     /// The to-hit roll of the piece on `from` against the piece on `to`.
-    fn to_hit(&mut self, from: Coord, to: Coord, purpose: &str, report: &mut Report) -> bool {
+    fn roll_to_hit(&mut self, from: Coord, to: Coord, purpose: &str, report: &mut Report) -> bool {
         let ears = self.board.get(from).map_or(0, |u| u32::from(u.ears));
         let armor = self.armor_at(to);
         let face = self.roll_dice(1, 20, purpose, report);
@@ -874,7 +872,7 @@ impl Drehs {
         report: &mut Report,
     ) {
         let victim_name = self.describe(to);
-        if self.to_hit(from, to, "to_hit", report) {
+        if self.roll_to_hit(from, to, "to_hit", report) {
             let (count, sides) = self.weapon_at(from);
             let damage = self.roll_dice(count, sides, "damage", report);
             let (before, after) = self.wound(to, damage);
@@ -903,7 +901,7 @@ impl Drehs {
         }
         // The survivor strikes back, whether it was hit or missed.
         let attacker_name = self.describe(from);
-        if self.to_hit(to, from, "counter_to_hit", report) {
+        if self.roll_to_hit(to, from, "counter_to_hit", report) {
             let (count, sides) = self.weapon_at(to);
             let damage = self.roll_dice(count, sides, "counter_damage", report);
             let (before, after) = self.wound(from, damage);
@@ -946,7 +944,7 @@ impl Drehs {
     }
 
     fn resolve_cannon(&mut self, from: Coord, to: Coord, report: &mut Report) {
-        if !self.to_hit(from, to, "cannon_to_hit", report) {
+        if !self.roll_to_hit(from, to, "cannon_to_hit", report) {
             return;
         }
         let rolled = self.roll_dice(2, 4, "cannon_damage", report);
@@ -974,15 +972,16 @@ impl Drehs {
         }
     }
 
-    /// Castling rights hold while the king and the rook stand unmoved on their squares.
-    fn update_castling(&mut self, moved_from: Option<Coord>) {
+    /// Castling rights hold while the king and the rook stand unmoved on their squares: a
+    /// right is lost as soon as either square no longer holds that piece (moved away, killed).
+    /// A king or rook that attacks without killing, or a rook firing its cannon, stays put and
+    /// keeps the right.
+    fn update_castling(&mut self) {
         for (index, &(color, corner, _, _, _)) in CASTLES.iter().enumerate() {
-            let king = king_home(color);
-            let intact = self.board.get(king).map(|u| u.piece)
-                == Some(Piece::new(color, Role::King))
-                && self.board.get(corner).map(|u| u.piece) == Some(Piece::new(color, Role::Rook))
-                && moved_from != Some(king)
-                && moved_from != Some(corner);
+            let holds = |c: Coord, role: Role| {
+                self.board.get(c).map(|u| u.piece) == Some(Piece::new(color, role))
+            };
+            let intact = holds(king_home(color), Role::King) && holds(corner, Role::Rook);
             if let Some(right) = self.castling.get_mut(index) {
                 *right &= intact;
             }
@@ -1112,7 +1111,7 @@ impl Drehs {
                 squares.sort();
             }
         }
-        self.update_castling(action.origin());
+        self.update_castling();
         let killed = self.board.occupied().count() < pieces_before;
         if pawn_moved || killed || report.progress {
             self.halfmove = 0;

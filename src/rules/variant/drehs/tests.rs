@@ -446,3 +446,47 @@ mod records {
         assert!(mismatch(&record).contains("not legal"));
     }
 }
+
+#[test]
+fn perft_from_the_start_with_the_public_dice() {
+    // The CLI refuses perft for a dice game; these figures hold for the public default dice
+    // only (depth 2 includes the replies after attacks that the dice resolved one way).
+    let start = Drehs::start();
+    assert_eq!(start.perft(1), 164);
+    assert_eq!(start.perft(2), 27_472);
+}
+
+mod properties {
+    //! Random games from random seeds: positions and both action notations round-trip, and
+    //! every listed action is accepted.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn notations_round_trip_in_random_games(seed in any::<[u8; 32]>(), picks in proptest::collection::vec(any::<u16>(), 1..80)) {
+            let mut g = Drehs::start();
+            g.set_dice(seed, "proptest");
+            for pick in picks {
+                let reparsed = Drehs::from_position(&g.position());
+                prop_assert_eq!(reparsed.map(|r| r.position()), Ok(g.position()));
+                let actions = g.legal_actions();
+                if actions.is_empty() {
+                    prop_assert!(g.outcome().is_some());
+                    break;
+                }
+                for action in &actions {
+                    let machine = g.action_to_machine(action);
+                    prop_assert_eq!(g.parse_action(&machine), Ok(*action));
+                    let human = g.action_to_human(action);
+                    prop_assert_eq!(g.parse_action(&human), Ok(*action), "{}", human);
+                }
+                let action = actions[usize::from(pick) % actions.len()];
+                prop_assert!(g.apply(&action).is_ok());
+            }
+        }
+    }
+}
