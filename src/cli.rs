@@ -2,19 +2,29 @@
 //!
 //! - `legal <variant> [--fen <position>]`: the legal actions, their count and the outcome.
 //! - `perft <variant> <depth> [--fen <position>] [--divide]`: leaf count of the action tree.
-//! - `play <variant> [--fen <position>] <action>...`: plays the actions and prints the result.
+//! - `play <variant> [--fen <position>] [--seed <hex> [--game-id <id>]] [--record] <action>...`:
+//!   plays the actions and prints the result; with dice (Davey Drehs) `--seed` and `--game-id`
+//!   choose them (default: the public all-zero seed and the empty id) and `--record` prints the
+//!   game record file instead, ready for `verify-dice`.
+//! - `verify-dice <game record file>`: recomputes every roll of a recorded game from its revealed
+//!   seed; exit status 0 when all match, 1 naming the first mismatch, 2 for an unreadable file.
+//!
+//! `perft` refuses variants with dice (status 2): their action tree depends on the rolls.
 //!
 //! Output goes to the writers passed in, so tests can run the command without a process.
 //! A bad variant, position or action prints one line on the error writer and yields exit
 //! status 2.
 
+use crate::rules::dice::{self, PUBLIC_GAME_ID, PUBLIC_SEED};
+use crate::rules::variant::drehs::record::{self, GameRecord, VerifyError};
 use crate::rules::{AnyGame, Variant};
 use std::io::Write;
 
 /// The usage text printed for a malformed command line.
 pub const USAGE: &str = "usage: oddboard rules legal <variant> [--fen <position>]
        oddboard rules perft <variant> <depth> [--fen <position>] [--divide]
-       oddboard rules play <variant> [--fen <position>] <action>...";
+       oddboard rules play <variant> [--fen <position>] [--seed <hex>] [--game-id <id>] [--record] <action>...
+       oddboard rules verify-dice <game record file>";
 
 /// A failure that ends the command: its message and exit status.
 #[derive(Debug)]
@@ -43,6 +53,9 @@ impl Failure {
 struct Parsed {
     fen: Option<String>,
     divide: bool,
+    seed: Option<[u8; 32]>,
+    game_id: Option<String>,
+    record: bool,
     words: Vec<String>,
 }
 
@@ -50,6 +63,9 @@ fn parse_options(args: &[String]) -> Result<Parsed, Failure> {
     let mut parsed = Parsed {
         fen: None,
         divide: false,
+        seed: None,
+        game_id: None,
+        record: false,
         words: Vec::new(),
     };
     let mut iter = args.iter();
@@ -62,6 +78,20 @@ fn parse_options(args: &[String]) -> Result<Parsed, Failure> {
                 parsed.fen = Some(value.clone());
             }
             "--divide" => parsed.divide = true,
+            "--seed" => {
+                let value = iter
+                    .next()
+                    .ok_or_else(|| Failure::usage("--seed needs 64 hex digits"))?;
+                parsed.seed =
+                    Some(dice::parse_seed(value).map_err(|e| Failure::bad(e.to_string()))?);
+            }
+            "--game-id" => {
+                let value = iter
+                    .next()
+                    .ok_or_else(|| Failure::usage("--game-id needs an id"))?;
+                parsed.game_id = Some(value.clone());
+            }
+            "--record" => parsed.record = true,
             _ => parsed.words.push(arg.clone()),
         }
     }
@@ -106,6 +136,13 @@ fn legal(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
 }
 
 fn perft(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(variant) = args.words.first().and_then(|w| w.parse::<Variant>().ok()) {
+        if variant.has_dice() {
+            return Err(Failure::bad(format!(
+                "{variant} is a dice game: there is no perft, since what an attack leads to depends on the rolls"
+            )));
+        }
+    }
     if args.words.len() != 2 {
         return Err(Failure::usage("perft takes a variant and a depth"));
     }
@@ -133,6 +170,26 @@ fn perft(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
 
 fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
     let mut game = setup(args.words.first(), args.fen.as_deref())?;
+    let wants_dice = args.seed.is_some() || args.game_id.is_some() || args.record;
+    if wants_dice && !game.variant().has_dice() {
+        return Err(Failure::bad(format!(
+            "{} rolls no dice: --seed, --game-id and --record do not apply",
+            game.variant()
+        )));
+    }
+    let seed = args.seed.unwrap_or(PUBLIC_SEED);
+    let game_id = args.game_id.as_deref().unwrap_or(PUBLIC_GAME_ID);
+    if args.record {
+        let actions: Vec<String> = args.words.iter().skip(1).cloned().collect();
+        let record = record::record_game(seed, game_id, args.fen.as_deref(), &actions)
+            .map_err(Failure::bad)?;
+        let json =
+            serde_json::to_string_pretty(&record).map_err(|e| Failure::bad(e.to_string()))?;
+        return writeln!(out, "{json}").map_err(|e| Failure::bad(e.to_string()));
+    }
+    if game.variant().has_dice() {
+        game.set_dice(seed, game_id);
+    }
     for (index, action) in args.words.iter().skip(1).enumerate() {
         game.play(action)
             .map_err(|e| Failure::bad(format!("action {} `{action}` refused: {e}", index + 1)))?;
@@ -148,6 +205,37 @@ fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(|e| Failure::bad(e.to_string()))
 }
 
+fn verify_dice(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
+    let [path] = args.words.as_slice() else {
+        return Err(Failure::usage("verify-dice takes one game record file"));
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::bad(format!("cannot read {path}: {e}")))?;
+    let game: GameRecord = serde_json::from_str(&text)
+        .map_err(|e| Failure::bad(format!("{path} is not a game record: {e}")))?;
+    let verified = record::verify(&game).map_err(|e| match e {
+        VerifyError::Malformed(_) => Failure::bad(format!("{path}: {e}")),
+        VerifyError::Mismatch(_) => Failure {
+            message: format!("{path}: {e}"),
+            status: 1,
+        },
+    })?;
+    let mut text = format!(
+        "ok: the seed matches the commitment and all {} rolls of {} actions match it\n",
+        verified.rolls, verified.actions
+    );
+    for line in &verified.lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "result: {}\nreason: {}\n",
+        verified.result, verified.reason
+    ));
+    out.write_all(text.as_bytes())
+        .map_err(|e| Failure::bad(e.to_string()))
+}
+
 /// Runs `oddboard rules <args>` and returns the exit status.
 pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = match args.split_first() {
@@ -155,6 +243,7 @@ pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
             "legal" => legal(&parsed, out),
             "perft" => perft(&parsed, out),
             "play" => play(&parsed, out),
+            "verify-dice" => verify_dice(&parsed, out),
             other => Err(Failure::usage(format!("unknown rules command `{other}`"))),
         }),
         None => Err(Failure::usage("missing rules command")),
@@ -166,5 +255,150 @@ pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
             let _ = writeln!(err, "{}", failure.message);
             failure.status
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The dice commands end to end: a complete game of Davey Drehs played with a secret seed,
+    //! recorded by `play --record`, checked by `verify-dice`, and tampered with.
+
+    use super::*;
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = run_rules(&args, &mut out, &mut err);
+        (
+            status,
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+        )
+    }
+
+    const SEED: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    /// Plays Davey Drehs with the seed until the game ends, preferring attacks so that it ends
+    /// soon, and returns the actions.
+    fn complete_game() -> Vec<String> {
+        let mut game = AnyGame::start(Variant::Drehs).unwrap_or_else(|e| panic!("{e}"));
+        let seed = dice::parse_seed(SEED).unwrap_or_else(|e| panic!("{e}"));
+        game.set_dice(seed, "cli-game");
+        let mut actions = Vec::new();
+        for ply in 0..600 {
+            let legal = game.legal_actions();
+            let attacks: Vec<&String> = legal.iter().filter(|a| a.contains('x')).collect();
+            let pool: Vec<&String> = if attacks.is_empty() {
+                legal.iter().collect()
+            } else {
+                attacks
+            };
+            let Some(action) = pool.get(ply * 7 % pool.len().max(1)).map(|a| a.to_string()) else {
+                break;
+            };
+            game.play(&action)
+                .unwrap_or_else(|e| panic!("{action}: {e}"));
+            actions.push(action);
+        }
+        assert!(game.outcome().is_some(), "the game did not end");
+        actions
+    }
+
+    fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("oddboard-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+
+    #[test]
+    fn a_complete_game_plays_records_and_verifies() {
+        let actions = complete_game();
+        let mut args = vec!["play", "drehs", "--seed", SEED, "--game-id", "cli-game"];
+        args.extend(actions.iter().map(String::as_str));
+        let (status, out, err) = run(&args);
+        assert_eq!(status, 0, "{err}");
+        assert!(!out.contains("result: *"), "{out}");
+
+        args.push("--record");
+        let (status, json, err) = run(&args);
+        assert_eq!(status, 0, "{err}");
+        let path = temp_file("record.json", &json);
+        let path_text = path.to_string_lossy().into_owned();
+        let (status, out, err) = run(&["verify-dice", &path_text]);
+        assert_eq!(status, 0, "{err}");
+        assert!(out.starts_with("ok: "), "{out}");
+        assert!(out.contains(&format!("\n{}. ", actions.len())), "{out}");
+
+        // One face changed: status 1, naming the action and the roll.
+        let mut record: GameRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let (number, action) = record
+            .actions
+            .iter_mut()
+            .enumerate()
+            .find(|(_, a)| !a.rolls.is_empty())
+            .unwrap_or_else(|| panic!("no rolls"));
+        action.rolls[0].value = action.rolls[0].value % 20 + 1;
+        let tampered = serde_json::to_string(&record).unwrap_or_default();
+        let path = temp_file("tampered.json", &tampered);
+        let (status, _, err) = run(&["verify-dice", &path.to_string_lossy()]);
+        assert_eq!(status, 1);
+        assert!(err.contains(&format!("action {}", number + 1)), "{err}");
+
+        // Another seed: the commitment no longer matches.
+        let mut record: GameRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        record.seed = "ff".repeat(32);
+        let path = temp_file(
+            "reseeded.json",
+            &serde_json::to_string(&record).unwrap_or_default(),
+        );
+        let (status, _, err) = run(&["verify-dice", &path.to_string_lossy()]);
+        assert_eq!(status, 1);
+        assert!(err.contains("commitment"), "{err}");
+
+        let path = temp_file("garbage.json", "{ not json");
+        assert_eq!(run(&["verify-dice", &path.to_string_lossy()]).0, 2);
+        assert_eq!(run(&["verify-dice", "/nonexistent/oddboard.json"]).0, 2);
+    }
+
+    #[test]
+    fn the_example_record_of_the_docs_verifies() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/drehs/example-record.json"
+        );
+        let (status, out, err) = run(&["verify-dice", path]);
+        assert_eq!(status, 0, "{err}");
+        assert!(out.contains("16 rolls of 4 actions"), "{out}");
+        assert!(out.ends_with("result: 1-0\nreason: king_killed\n"), "{out}");
+    }
+
+    #[test]
+    fn the_same_seed_and_actions_replay_the_same_game() {
+        let args = ["play", "drehs", "--seed", SEED, "g1@c6xd8", "b8@c3xd1"];
+        let first = run(&args);
+        assert_eq!(first.0, 0, "{}", first.2);
+        assert_eq!(first, run(&args));
+        let other = run(&[
+            "play",
+            "drehs",
+            "--seed",
+            &"11".repeat(32),
+            "g1@c6xd8",
+            "b8@c3xd1",
+        ]);
+        assert_ne!(first.1, other.1, "another seed, other dice");
+    }
+
+    #[test]
+    fn perft_is_refused_for_dice_and_seeds_for_other_variants() {
+        let (status, out, err) = run(&["perft", "drehs", "2"]);
+        assert_eq!(status, 2);
+        assert!(out.is_empty() && err.contains("dice"), "{err}");
+        assert_eq!(run(&["perft", "drehs"]).0, 2);
+        assert_eq!(run(&["play", "drehs", "--seed", "abc"]).0, 2);
+        let (status, out, _) = run(&["legal", "drehs"]);
+        assert_eq!(status, 0);
+        assert!(out.contains("count: 164"), "{out}");
     }
 }

@@ -9,6 +9,7 @@
 //! Layers above talk to the engine in text: position notation in and out, actions in each
 //! variant's machine notation (and a human form for move lists), and a JSON [`Snapshot`].
 
+pub mod dice;
 pub mod error;
 pub mod geometry;
 pub mod outcome;
@@ -72,6 +73,11 @@ impl Variant {
             Variant::Drehs => "Davey Drehs",
             Variant::Chad => "Chad",
         }
+    }
+
+    /// Whether the variant rolls dice (and so takes a seed through [`AnyGame::set_dice`]).
+    pub fn has_dice(self) -> bool {
+        matches!(self, Variant::Drehs)
     }
 
     /// Whether the engine can play this variant in this build.
@@ -206,6 +212,10 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     fn forced_action(&self) -> Option<Self::Action> {
         None
     }
+
+    /// Sets the secret dice seed and the game id every later roll derives from (see
+    /// [`dice`]). Variants without dice ignore it.
+    fn set_dice(&mut self, _seed: [u8; 32], _game_id: &str) {}
 
     /// Counts the leaves of the legal-action tree `depth` plies deep. A finished position has
     /// no children. Variants override this with something faster.
@@ -391,6 +401,13 @@ macro_rules! any_game {
                 }
             }
 
+            /// Sets the dice seed and game id (a no-op for variants without dice).
+            pub fn set_dice(&mut self, seed: [u8; 32], game_id: &str) {
+                match *self {
+                    $(AnyGame::$name(ref mut g) => g.set_dice(seed, game_id),)*
+                }
+            }
+
             /// Leaf count of the legal-action tree.
             pub fn perft(&self, depth: u32) -> u64 {
                 match *self {
@@ -425,4 +442,5 @@ macro_rules! any_game {
 any_game! {
     Suicide => variant::suicide::Suicide,
     Duel => variant::duel::Duel,
+    Drehs => variant::drehs::Drehs,
 }

@@ -6,3 +6,4 @@
 // One line per variant module, in `Variant::ALL` order.
 pub mod suicide;
 pub mod duel;
+pub mod drehs;
