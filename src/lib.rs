@@ -2,15 +2,34 @@
 //!
 //! Layers, and the only directions in which they may depend on each other:
 //! - [`rules`]: the pure rules engine. Depends on nothing else in the crate; no async, I/O,
-//!   clocks or global randomness.
+//!   clocks or global randomness (checked by `scripts/test.sh`).
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`].
-//! - `store` (server feature): persistence in PostgreSQL, the only module with SQL. Depends
-//!   on [`rules`] for its stable ids only (variant, outcome, end reason).
+//! - `store` → `rules` (ids only): all SQL, migrations, the group-commit writer.
+//! - `game` → `rules`, `store`: one actor per live game, clocks, event log.
+//! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
+//! - `app`, `config`, `telemetry`, `metrics`: wiring; `client`: a real API client for the
+//!   load tool and the tests.
 //!
-//! The server layers (`game` → `rules`, `store` → `rules`, `web` → `game`/`store`/`rules`)
-//! are built with the default `server` feature.
+//! Everything but `rules` and `cli` is built with the default `server` feature.
 
 pub mod cli;
 pub mod rules;
+
+#[cfg(feature = "server")]
+pub mod app;
+#[cfg(feature = "server")]
+pub mod client;
+#[cfg(feature = "server")]
+pub mod config;
+#[cfg(feature = "server")]
+pub mod game;
+#[cfg(feature = "server")]
+pub mod loadtest;
+#[cfg(feature = "server")]
+pub mod metrics;
 #[cfg(feature = "server")]
 pub mod store;
+#[cfg(feature = "server")]
+pub mod telemetry;
+#[cfg(feature = "server")]
+pub mod web;

@@ -1,20 +1,107 @@
-//! The `oddboard` binary: `oddboard rules …` runs the rules engine on the command line.
+//! The `oddboard` binary.
+//!
+//! - `oddboard` or `oddboard serve [--bind ADDR]`: runs the server.
+//! - `oddboard rules …`: the rules engine on the command line.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let status = match args.split_first() {
+    match args.split_first() {
         Some((command, rest)) if command == "rules" => {
-            oddboard::cli::run_rules(rest, &mut stdout.lock(), &mut stderr.lock())
+            let status =
+                oddboard::cli::run_rules(rest, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+            ExitCode::from(u8::try_from(status).unwrap_or(1))
         }
+        #[cfg(feature = "server")]
+        None => serve(&[]),
+        #[cfg(feature = "server")]
+        Some((command, rest)) if command == "loadtest" => loadtest(rest),
+        #[cfg(feature = "server")]
+        Some((command, rest)) if command == "serve" => serve(rest),
         _ => {
-            let _ = writeln!(stderr.lock(), "{}", oddboard::cli::USAGE);
-            2
+            let _ = writeln!(
+                std::io::stderr(),
+                "usage: oddboard [serve [--bind ADDR]]\n{}\n       oddboard loadtest --help",
+                oddboard::cli::USAGE
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(feature = "server")]
+fn serve(args: &[String]) -> ExitCode {
+    use oddboard::{app, config, game, telemetry};
+    let bind = match args {
+        [] => None,
+        [flag, addr] if flag == "--bind" => Some(addr.clone()),
+        _ => {
+            eprintln!("usage: oddboard serve [--bind ADDR]");
+            return ExitCode::from(2);
         }
     };
-    ExitCode::from(u8::try_from(status).unwrap_or(1))
+    telemetry::init();
+    let config = config::Config::from_env(bind);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let app = match app::App::build(&config, game::GameSettings::default()).await {
+            Ok(app) => app,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let listener = match tokio::net::TcpListener::bind(&config.bind_addr).await {
+            Ok(listener) => listener,
+            Err(e) => {
+                eprintln!("cannot listen on {}: {e}", config.bind_addr);
+                return ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(addr = %config.bind_addr, "listening");
+        match app.run(listener, app::shutdown_signal()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("server failed: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+#[cfg(feature = "server")]
+fn loadtest(args: &[String]) -> ExitCode {
+    use oddboard::loadtest;
+    let options = match loadtest::parse_args(args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("{e}\n{}", loadtest::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(loadtest::run(options)) {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("load test failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -149,6 +149,15 @@ impl Store {
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
+
+    /// A trivial round trip, for `/healthz`.
+    ///
+    /// # Errors
+    /// The database cannot be reached.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("select 1").execute(&self.pool).await?;
+        Ok(())
+    }
 }
 
 /// Opens one connection to the target database; if PostgreSQL says the database does not

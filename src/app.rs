@@ -1,0 +1,85 @@
+//! Building and running the server: connect the store (creating the database and running
+//! migrations), start the group-commit writer, restore unfinished games, and serve the
+//! router until the shutdown signal.
+
+use crate::config::Config;
+use crate::game::{GameSettings, Games};
+use crate::metrics::Metrics;
+use crate::store::{ActionWriter, Store};
+use crate::web::{self, AppState};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+/// A built application, ready to serve.
+pub struct App {
+    pub state: AppState,
+    shutdown_tx: watch::Sender<bool>,
+}
+
+impl App {
+    /// Connects to the database and restores live games.
+    ///
+    /// # Errors
+    /// The database cannot be reached or migrated.
+    pub async fn build(config: &Config, settings: GameSettings) -> Result<App, crate::store::StoreError> {
+        let store = Store::connect(&config.database_url).await?;
+        let writer = ActionWriter::spawn(store.clone());
+        let commit_stats = writer.stats();
+        let metrics = Arc::new(Metrics::default());
+        let games = Games::new(store.clone(), writer, metrics, settings);
+        let restored = games.restore().await?;
+        if restored > 0 {
+            tracing::info!(restored, "restored unfinished games");
+        }
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        Ok(App {
+            state: AppState {
+                store,
+                games,
+                commit_stats,
+                shutdown: shutdown_rx,
+            },
+            shutdown_tx,
+        })
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then closes sockets and drains.
+    ///
+    /// # Errors
+    /// The listener fails.
+    pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let router = web::router(self.state.clone());
+        let shutdown_tx = self.shutdown_tx;
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                tracing::info!("shutting down");
+                let _ = shutdown_tx.send(true);
+            })
+            .await
+    }
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,254 @@
+//! A small real client of the Oddboard API: HTTP/1.1 requests over plain TCP (one connection
+//! per request) that keep the session cookie, and the game WebSocket through
+//! tokio-tungstenite. The load tool and the integration tests use it to talk to a running
+//! server exactly as a browser would.
+
+use serde_json::Value;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use futures_util::{SinkExt, StreamExt};
+
+/// A failed request: transport trouble, or an answer we could not read.
+#[derive(Debug)]
+pub struct ClientError(pub String);
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+fn err(e: impl std::fmt::Display) -> ClientError {
+    ClientError(e.to_string())
+}
+
+/// An HTTP response: status, headers as (lower-case name, value), body text.
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl HttpResponse {
+    /// The body parsed as JSON (Null when it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A client of one server, holding one user's session cookie.
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// `host:port`.
+    pub addr: String,
+    pub cookie: Option<String>,
+}
+
+impl Client {
+    pub fn new(addr: impl Into<String>) -> Client {
+        Client {
+            addr: addr.into(),
+            cookie: None,
+        }
+    }
+
+    /// Sends a request and reads the whole response; remembers a session cookie it sets.
+    ///
+    /// # Errors
+    /// Connection failures and unreadable responses.
+    pub async fn request(&mut self, method: &str, path: &str, body: Option<&Value>) -> Result<HttpResponse, ClientError> {
+        let mut stream = TcpStream::connect(&self.addr).await.map_err(err)?;
+        let payload = body.map(|b| b.to_string()).unwrap_or_default();
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            self.addr,
+            payload.len()
+        );
+        if body.is_some() {
+            head.push_str("Content-Type: application/json\r\n");
+        }
+        if let Some(cookie) = &self.cookie {
+            head.push_str(&format!("Cookie: {cookie}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).await.map_err(err)?;
+        stream.write_all(payload.as_bytes()).await.map_err(err)?;
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.map_err(err)?;
+        let response = parse_response(&raw)?;
+        if let Some(set) = response.header("set-cookie") {
+            if let Some(pair) = set.split(';').next() {
+                if pair.ends_with('=') {
+                    self.cookie = None;
+                } else {
+                    self.cookie = Some(pair.trim().to_string());
+                }
+            }
+        }
+        Ok(response)
+    }
+
+    pub async fn get(&mut self, path: &str) -> Result<HttpResponse, ClientError> {
+        self.request("GET", path, None).await
+    }
+
+    pub async fn post(&mut self, path: &str, body: &Value) -> Result<HttpResponse, ClientError> {
+        self.request("POST", path, Some(body)).await
+    }
+
+    /// Signs in as a new guest.
+    pub async fn guest(&mut self) -> Result<Value, ClientError> {
+        let response = self.post("/api/auth/guest", &Value::Null).await?;
+        expect_ok(&response)?;
+        Ok(response.json())
+    }
+
+    /// Opens the game WebSocket, resuming after version `since` if given.
+    pub async fn connect_game(&self, game_id: &str, since: Option<u64>) -> Result<GameSocket, ClientError> {
+        let query = since.map(|v| format!("?v={v}")).unwrap_or_default();
+        let url = format!("ws://{}/ws/game/{game_id}{query}", self.addr);
+        let mut request = url.into_client_request().map_err(err)?;
+        if let Some(cookie) = &self.cookie {
+            request
+                .headers_mut()
+                .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.map_err(err)?;
+        Ok(GameSocket { ws })
+    }
+}
+
+/// Fails unless the status is 2xx.
+pub fn expect_ok(response: &HttpResponse) -> Result<(), ClientError> {
+    if (200..300).contains(&response.status) {
+        Ok(())
+    } else {
+        Err(ClientError(format!(
+            "HTTP {}: {}",
+            response.status, response.body
+        )))
+    }
+}
+
+fn parse_response(raw: &[u8]) -> Result<HttpResponse, ClientError> {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| ClientError("no end of headers".into()))?;
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| ClientError("bad status line".into()))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let body_bytes = &raw[split + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        decode_chunked(body_bytes)?
+    } else {
+        body_bytes.to_vec()
+    };
+    Ok(HttpResponse {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
+}
+
+fn decode_chunked(mut data: &[u8]) -> Result<Vec<u8>, ClientError> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| ClientError("bad chunk".into()))?;
+        let size_text = String::from_utf8_lossy(&data[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(err)?;
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Ok(out);
+        }
+        let chunk = data
+            .get(..size)
+            .ok_or_else(|| ClientError("short chunk".into()))?;
+        out.extend_from_slice(chunk);
+        data = data.get(size + 2..).unwrap_or(&[]);
+    }
+}
+
+/// The game WebSocket of one client.
+pub struct GameSocket {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl GameSocket {
+    /// Sends a JSON message.
+    pub async fn send(&mut self, message: &Value) -> Result<(), ClientError> {
+        self.send_text(message.to_string()).await
+    }
+
+    /// Sends raw text (for tests of malformed input).
+    pub async fn send_text(&mut self, text: String) -> Result<(), ClientError> {
+        self.ws.send(Message::text(text)).await.map_err(err)
+    }
+
+    /// The next JSON message, or an error after `wait` without one or when the socket closes.
+    /// A `batch` message is returned as it is.
+    pub async fn next(&mut self, wait: Duration) -> Result<Value, ClientError> {
+        loop {
+            let frame = tokio::time::timeout(wait, self.ws.next())
+                .await
+                .map_err(|_| ClientError("timed out waiting for a message".into()))?;
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    return serde_json::from_str(text.as_str()).map_err(err)
+                }
+                Some(Ok(Message::Close(_))) | None => {
+                    return Err(ClientError("socket closed".into()))
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(err(e)),
+            }
+        }
+    }
+
+    /// Reads messages until one satisfies `accept`, returning it.
+    pub async fn wait_for(&mut self, wait: Duration, mut accept: impl FnMut(&Value) -> bool) -> Result<Value, ClientError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let message = self.next(left).await?;
+            if accept(&message) {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// Closes the socket politely.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

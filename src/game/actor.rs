@@ -1,0 +1,878 @@
+//! The game actor: a tokio task that owns one live game (rules state, seats, clocks, offers,
+//! the event log) and processes its commands one at a time.
+//!
+//! An action's path: check seat, turn and ply; play it on a copy of the rules state; charge
+//! the clock on a copy; hand the row to the store's group-commit writer and wait for the
+//! commit; only then adopt the copies, log the event and broadcast it. A failed commit
+//! therefore changes nothing and nobody was told anything.
+
+use super::clock::{Clock, ClockView, TimeControl};
+use super::event::{EventLog, GameEvent};
+use super::{GameCmd, GameError, GameHandle, GameTerms, Games, PlayerRequest, Seat, Subscription};
+use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
+use crate::store::{ClockSetting, ColorChoice, GameRecord, GameStatus, NewAction};
+use rand::Rng;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+/// Commands a game's queue holds before senders wait.
+const COMMAND_QUEUE: usize = 64;
+/// Events buffered per subscriber before a slow one is told to resync.
+const BROADCAST_BUFFER: usize = 128;
+
+/// The dice seed of a game whose variant rolls dice, and its public commitment.
+#[derive(Clone, Debug)]
+pub struct DiceSecret {
+    pub seed: [u8; 32],
+    pub commitment: String,
+}
+
+impl DiceSecret {
+    /// A fresh secret seed for a dice variant, None for the others.
+    pub fn for_variant(variant: Variant) -> Option<DiceSecret> {
+        if !variant.has_dice() {
+            return None;
+        }
+        let seed: [u8; 32] = rand::thread_rng().gen();
+        Some(DiceSecret {
+            seed,
+            commitment: crate::rules::dice::commitment(&seed),
+        })
+    }
+
+    fn from_stored(seed: &[u8], commitment: Option<&str>) -> Option<DiceSecret> {
+        let seed: [u8; 32] = seed.try_into().ok()?;
+        Some(DiceSecret {
+            seed,
+            commitment: commitment
+                .map(str::to_string)
+                .unwrap_or_else(|| crate::rules::dice::commitment(&seed)),
+        })
+    }
+}
+
+/// The store's form of a time control.
+pub fn clock_setting(tc: TimeControl) -> ClockSetting {
+    ClockSetting {
+        initial_ms: i64::try_from(tc.initial_ms).unwrap_or(i64::MAX),
+        increment_ms: i64::try_from(tc.increment_ms).unwrap_or(i64::MAX),
+    }
+}
+
+fn time_control(setting: ClockSetting) -> TimeControl {
+    TimeControl {
+        initial_ms: u64::try_from(setting.initial_ms).unwrap_or(0),
+        increment_ms: u64::try_from(setting.increment_ms).unwrap_or(0),
+    }
+}
+
+/// One played action as kept in memory and shown in snapshots.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveView {
+    pub ply: u32,
+    pub machine: String,
+    pub human: String,
+}
+
+/// Everything a client needs to show a game, for one viewer.
+#[derive(Serialize)]
+pub struct GameView<'a> {
+    pub id: Uuid,
+    pub variant: Variant,
+    pub status: GameStatus,
+    pub white: Option<&'a str>,
+    pub black: Option<&'a str>,
+    pub creator: &'a str,
+    pub color_choice: ColorChoice,
+    pub time_control: Option<TimeControl>,
+    pub rated: bool,
+    pub clock: Option<ClockView>,
+    pub moves: &'a [MoveView],
+    pub rules: Snapshot,
+    pub draw_offer: Option<Color>,
+    pub rematch_offer: Option<Color>,
+    pub rematch_game: Option<Uuid>,
+    pub outcome: Option<Outcome>,
+    /// The viewer's colour, if they play in this game.
+    pub you: Option<Color>,
+    pub spectators: u32,
+    pub dice_commitment: Option<&'a str>,
+    /// Revealed once the game is over.
+    pub dice_seed: Option<String>,
+    /// Milliseconds left for the pending first move before the game is aborted.
+    pub first_move_deadline_ms: Option<u64>,
+    /// Seats whose player has no open connection right now.
+    pub absent: Vec<Color>,
+}
+
+struct GameActor {
+    games: Games,
+    id: Uuid,
+    game: AnyGame,
+    creator: Seat,
+    color_choice: ColorChoice,
+    seats: [Option<Seat>; 2],
+    status: GameStatus,
+    outcome: Option<Outcome>,
+    time_control: Option<TimeControl>,
+    rated: bool,
+    clock: Option<Clock>,
+    /// The zero of the actor's millisecond time scale.
+    epoch: Instant,
+    moves: Vec<MoveView>,
+    log: EventLog,
+    sender: broadcast::Sender<Arc<str>>,
+    draw_offer: Option<Color>,
+    rematch_offer: Option<Color>,
+    rematch_game: Option<Uuid>,
+    /// Open connections per signed-in viewer, and of anonymous viewers.
+    viewers: HashMap<Uuid, u32>,
+    anonymous_viewers: u32,
+    /// When each seat's last connection closed, on the actor's time scale.
+    gone_since: [Option<u64>; 2],
+    first_move_deadline: Option<u64>,
+    ended_at: Option<u64>,
+    dice: Option<DiceSecret>,
+}
+
+/// Spawns the actor of a new open challenge.
+pub(super) fn spawn_new(
+    games: Games,
+    id: Uuid,
+    creator: Seat,
+    terms: GameTerms,
+    color_choice: ColorChoice,
+    dice: Option<DiceSecret>,
+) -> Result<GameHandle, GameError> {
+    let mut game = AnyGame::start(terms.variant)
+        .map_err(|e| GameError::NotAllowed(if e.0.is_playable() { "bad_setup" } else { "variant_not_playable" }))?;
+    if let Some(secret) = &dice {
+        game.set_dice(secret.seed, &id.to_string());
+    }
+    let actor = GameActor::new(
+        games,
+        id,
+        game,
+        creator,
+        color_choice,
+        [None, None],
+        GameStatus::Waiting,
+        terms,
+        dice,
+    );
+    Ok(actor.spawn())
+}
+
+/// Spawns the actor of a game loaded from the database, replaying its actions.
+pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHandle, GameError> {
+    let mut game = match &record.start_position {
+        Some(position) => AnyGame::from_position(record.variant, position)
+            .map_err(|_| GameError::NotAllowed("bad_setup"))?,
+        None => AnyGame::start(record.variant).map_err(|_| GameError::NotAllowed("bad_setup"))?,
+    };
+    let dice = record
+        .dice_seed
+        .as_deref()
+        .and_then(|seed| DiceSecret::from_stored(seed, record.dice_commitment.as_deref()));
+    if let Some(secret) = &dice {
+        game.set_dice(secret.seed, &record.game_id.to_string());
+    }
+    let mut moves = Vec::with_capacity(record.actions.len());
+    for action in &record.actions {
+        let played = game.play(&action.machine)?;
+        moves.push(MoveView {
+            ply: u32::try_from(action.ply).unwrap_or(0),
+            machine: played.machine,
+            human: played.human,
+        });
+    }
+    let name = |id: Option<Uuid>, name: &Option<String>| {
+        id.map(|user_id| Seat {
+            user_id,
+            name: name.clone().unwrap_or_default(),
+        })
+    };
+    let seats = [
+        name(record.white_id, &record.white_name),
+        name(record.black_id, &record.black_name),
+    ];
+    let creator = seats
+        .iter()
+        .flatten()
+        .find(|s| s.user_id == record.creator_id)
+        .cloned()
+        .unwrap_or(Seat {
+            user_id: record.creator_id,
+            name: String::new(),
+        });
+    let terms = GameTerms {
+        variant: record.variant,
+        time_control: record.clock.map(time_control),
+        rated: record.rated,
+    };
+    let mut actor = GameActor::new(
+        games,
+        record.game_id,
+        game,
+        creator,
+        record.color_choice,
+        seats,
+        record.status,
+        terms,
+        dice,
+    );
+    // The clock resumes from the readings stored with the last action; the time the server
+    // was down is not charged to anyone: the side to move starts afresh now.
+    if let (Some(clock), Some(last)) = (actor.clock.as_mut(), record.actions.last()) {
+        let control = clock.control();
+        *clock = Clock::with_remaining(
+            control,
+            u64::try_from(last.white_ms.unwrap_or(0)).unwrap_or(0),
+            u64::try_from(last.black_ms.unwrap_or(0)).unwrap_or(0),
+        );
+    }
+    actor.moves = moves;
+    actor.log = EventLog::starting_at(0);
+    if actor.status == GameStatus::Active {
+        actor.games.metrics().games_in_progress.fetch_add(1, Ordering::Relaxed);
+        let now = actor.now_ms();
+        actor.resume_timers(now);
+        // Nobody is connected yet after a restart; the claim delay starts now.
+        actor.gone_since = [Some(now), Some(now)];
+    }
+    Ok(actor.spawn())
+}
+
+impl GameActor {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        games: Games,
+        id: Uuid,
+        game: AnyGame,
+        creator: Seat,
+        color_choice: ColorChoice,
+        seats: [Option<Seat>; 2],
+        status: GameStatus,
+        terms: GameTerms,
+        dice: Option<DiceSecret>,
+    ) -> GameActor {
+        let (sender, _) = broadcast::channel(BROADCAST_BUFFER);
+        GameActor {
+            games,
+            id,
+            game,
+            creator,
+            color_choice,
+            seats,
+            status,
+            outcome: None,
+            time_control: terms.time_control,
+            rated: terms.rated,
+            clock: terms.time_control.map(Clock::new),
+            epoch: Instant::now(),
+            moves: Vec::new(),
+            log: EventLog::default(),
+            sender,
+            draw_offer: None,
+            rematch_offer: None,
+            rematch_game: None,
+            viewers: HashMap::new(),
+            anonymous_viewers: 0,
+            gone_since: [None, None],
+            first_move_deadline: None,
+            ended_at: None,
+            dice,
+        }
+    }
+
+    fn spawn(self) -> GameHandle {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = GameHandle { id: self.id, tx };
+        tokio::spawn(self.run(rx));
+        handle
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn instant_at(&self, ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(ms)
+    }
+
+    fn ply(&self) -> u32 {
+        u32::try_from(self.moves.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Open connections of the player in `color`'s seat.
+    fn connections(&self, color: Color) -> u32 {
+        self.seats[color.index()]
+            .as_ref()
+            .and_then(|s| self.viewers.get(&s.user_id))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Viewers who are not seated in the game.
+    fn spectators(&self) -> u32 {
+        let seated: u32 = Color::ALL.into_iter().map(|c| self.connections(c)).sum();
+        let signed_in: u32 = self.viewers.values().sum();
+        (signed_in - seated.min(signed_in)).saturating_add(self.anonymous_viewers)
+    }
+
+    fn seat_of(&self, user_id: Uuid) -> Option<Color> {
+        Color::ALL
+            .into_iter()
+            .find(|c| self.seats[c.index()].as_ref().is_some_and(|s| s.user_id == user_id))
+    }
+
+    /// The earliest moment something must happen without a command arriving.
+    fn next_deadline(&self) -> Option<u64> {
+        let linger = self
+            .ended_at
+            .map(|t| t + self.games.inner.settings.linger_after_end.as_millis() as u64);
+        let flag = match self.status {
+            GameStatus::Active => self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t),
+            _ => None,
+        };
+        [linger, flag, self.first_move_deadline]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    #[tracing::instrument(name = "game", skip_all, fields(game_id = %self.id))]
+    async fn run(mut self, mut rx: mpsc::Receiver<GameCmd>) {
+        loop {
+            let deadline = self.next_deadline();
+            let sleep_until = self.instant_at(deadline.unwrap_or(0));
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                () = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    if self.on_deadline().await {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.status == GameStatus::Active {
+            // Shutting down mid-game: the game stays unfinished in the database and is
+            // restored at the next start.
+            self.games.metrics().games_in_progress.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.games.deregister(self.id);
+    }
+
+    /// Handles a passed deadline; returns true when the actor should stop.
+    async fn on_deadline(&mut self) -> bool {
+        let now = self.now_ms();
+        if let Some(ended) = self.ended_at {
+            return now >= ended + self.games.inner.settings.linger_after_end.as_millis() as u64;
+        }
+        if self.first_move_deadline.is_some_and(|t| now >= t) {
+            self.first_move_deadline = None;
+            self.finish(Outcome::draw(EndReason::Aborted)).await;
+            return false;
+        }
+        if let Some(clock) = &self.clock {
+            if let Some((side, flag_at)) = clock.flag_deadline() {
+                if now >= flag_at {
+                    self.flag(side).await;
+                }
+            }
+        }
+        false
+    }
+
+    /// `side` ran out of time: the opponent wins, unless it could never win (FICS's rule).
+    async fn flag(&mut self, side: Color) {
+        let winner = side.other();
+        let outcome = if self.game.can_win(winner) {
+            Outcome::win(winner, EndReason::Timeout)
+        } else {
+            Outcome::draw(EndReason::TimeoutVsInsufficient)
+        };
+        self.finish(outcome).await;
+    }
+
+    async fn handle(&mut self, command: GameCmd) {
+        match command {
+            GameCmd::Join { seat, reply } => {
+                let result = self.join(seat).await;
+                let _ = reply.send(result);
+            }
+            GameCmd::Subscribe {
+                viewer,
+                since,
+                reply,
+            } => {
+                let events = self.sender.subscribe();
+                let initial = match since.and_then(|v| self.log.since(v)) {
+                    Some(missed) => missed,
+                    None => vec![self.snapshot_message(viewer)],
+                };
+                let seat = viewer.and_then(|v| self.seat_of(v));
+                let _ = reply.send(Subscription {
+                    initial,
+                    events,
+                    seat,
+                });
+            }
+            GameCmd::Act {
+                user_id,
+                ply,
+                action,
+                received,
+                reply,
+            } => {
+                let result = self.act(user_id, ply, &action, received).await;
+                let _ = reply.send(result);
+            }
+            GameCmd::Request {
+                user_id,
+                request,
+                reply,
+            } => {
+                let result = self.request(user_id, request).await;
+                let _ = reply.send(result);
+            }
+            GameCmd::Presence { viewer, open } => self.presence(viewer, open),
+            GameCmd::Snapshot { viewer, reply } => {
+                let _ = reply.send(self.snapshot_message(viewer));
+            }
+        }
+    }
+
+    fn broadcast(&mut self, event: &GameEvent) {
+        let message = self.log.push(event);
+        // No receivers is fine: nobody is watching right now.
+        let _ = self.sender.send(message);
+    }
+
+    fn view(&self, viewer: Option<Uuid>) -> GameView<'_> {
+        let now = self.now_ms();
+        let over = matches!(self.status, GameStatus::Finished | GameStatus::Aborted);
+        GameView {
+            id: self.id,
+            variant: self.game.variant(),
+            status: self.status,
+            white: self.seats[0].as_ref().map(|s| s.name.as_str()),
+            black: self.seats[1].as_ref().map(|s| s.name.as_str()),
+            creator: &self.creator.name,
+            color_choice: self.color_choice,
+            time_control: self.time_control,
+            rated: self.rated,
+            clock: self.clock.as_ref().map(|c| c.view(now)),
+            moves: &self.moves,
+            rules: self.game.snapshot(),
+            draw_offer: self.draw_offer,
+            rematch_offer: self.rematch_offer,
+            rematch_game: self.rematch_game,
+            outcome: self.outcome,
+            you: viewer.and_then(|v| self.seat_of(v)),
+            spectators: self.spectators(),
+            dice_commitment: self.dice.as_ref().map(|d| d.commitment.as_str()),
+            dice_seed: self
+                .dice
+                .as_ref()
+                .filter(|_| over)
+                .map(|d| hex::encode(d.seed)),
+            first_move_deadline_ms: self.first_move_deadline.map(|t| t.saturating_sub(now)),
+            absent: Color::ALL
+                .into_iter()
+                .filter(|c| self.status == GameStatus::Active && self.connections(*c) == 0)
+                .collect(),
+        }
+    }
+
+    fn snapshot_message(&self, viewer: Option<Uuid>) -> Arc<str> {
+        #[derive(Serialize)]
+        struct SnapshotMessage<'a> {
+            t: &'static str,
+            v: u64,
+            game: GameView<'a>,
+        }
+        let message = SnapshotMessage {
+            t: "snapshot",
+            v: self.log.version(),
+            game: self.view(viewer),
+        };
+        serde_json::to_string(&message)
+            .unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".to_string())
+            .into()
+    }
+
+    async fn join(&mut self, seat: Seat) -> Result<(), GameError> {
+        if self.status != GameStatus::Waiting {
+            return Err(GameError::AlreadyStarted);
+        }
+        if seat.user_id == self.creator.user_id {
+            return Err(GameError::OwnGame);
+        }
+        let creator_color = match self.color_choice {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Random => {
+                if rand::thread_rng().gen::<bool>() {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+        };
+        let mut seats = [None, None];
+        seats[creator_color.index()] = Some(self.creator.clone());
+        seats[creator_color.other().index()] = Some(seat);
+        let (Some(white), Some(black)) = (&seats[0], &seats[1]) else {
+            return Err(GameError::NotAllowed("bad_seats"));
+        };
+        self.games
+            .store()
+            .start_game(self.id, white.user_id, black.user_id, chrono::Utc::now())
+            .await?;
+        let event = GameEvent::Started {
+            white: white.name.clone(),
+            black: black.name.clone(),
+            rules: Box::new(self.game.snapshot()),
+        };
+        self.seats = seats;
+        self.status = GameStatus::Active;
+        self.games.metrics().games_in_progress.fetch_add(1, Ordering::Relaxed);
+        let now = self.now_ms();
+        self.resume_timers(now);
+        for color in Color::ALL {
+            if self.connections(color) == 0 {
+                self.gone_since[color.index()] = Some(now);
+            }
+        }
+        self.broadcast(&event);
+        self.play_forced_actions().await;
+        Ok(())
+    }
+
+    /// Sets the first-move deadline or starts the clock, as the ply count requires.
+    fn resume_timers(&mut self, now: u64) {
+        let ply = self.ply();
+        if ply < 2 {
+            self.first_move_deadline =
+                Some(now + self.games.inner.settings.first_move_limit.as_millis() as u64);
+        } else {
+            self.first_move_deadline = None;
+            let turn = self.game.turn();
+            if let Some(clock) = self.clock.as_mut() {
+                clock.start(turn, now);
+            }
+        }
+    }
+
+    async fn act(&mut self, user_id: Uuid, ply: u32, action: &str, received: Instant) -> Result<(), GameError> {
+        match self.status {
+            GameStatus::Waiting => return Err(GameError::NotStarted),
+            GameStatus::Finished | GameStatus::Aborted => return Err(GameError::GameOver),
+            GameStatus::Active => {}
+        }
+        let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
+        let expected = self.ply() + 1;
+        if ply != expected {
+            let already = ply
+                .checked_sub(1)
+                .and_then(|i| self.moves.get(i as usize))
+                .is_some_and(|m| m.machine == action);
+            return Err(if already {
+                GameError::Duplicate { ply }
+            } else {
+                GameError::WrongPly { expected }
+            });
+        }
+        if self.game.turn() != color {
+            return Err(GameError::NotYourTurn);
+        }
+        let now = self.now_ms();
+        if let Some(clock) = &self.clock {
+            if clock.is_running() && clock.is_flagged(color, now) {
+                self.flag(color).await;
+                return Err(GameError::TimeOut);
+            }
+        }
+        self.commit_action(color, action, now, received).await?;
+        self.play_forced_actions().await;
+        Ok(())
+    }
+
+    /// Plays actions the rules force with no choice (a Chazz pass) for whoever must make them.
+    async fn play_forced_actions(&mut self) {
+        while self.status == GameStatus::Active {
+            let Some(action) = self.game.forced_action() else {
+                break;
+            };
+            let color = self.game.turn();
+            let now = self.now_ms();
+            if let Err(e) = self.commit_action(color, &action, now, Instant::now()).await {
+                tracing::error!(cause = %e, "forced action failed");
+                break;
+            }
+        }
+    }
+
+    /// Plays, stores, then adopts and broadcasts one action; changes nothing on error.
+    async fn commit_action(&mut self, color: Color, action: &str, now: u64, received: Instant) -> Result<(), GameError> {
+        let mut next = self.game.clone();
+        let played = next.play(action)?;
+        let ply = self.ply() + 1;
+        let mut clock = self.clock.clone();
+        if let Some(clock) = clock.as_mut() {
+            // The clock starts once both sides have moved.
+            clock.complete_move(color, now, ply >= 2);
+        }
+        let clock_view = clock.as_ref().map(|c| c.view(now));
+        let rules = next.snapshot();
+        let rolls = rules
+            .last_action
+            .as_ref()
+            .filter(|a| !a.rolls.is_empty() || !a.effects.is_empty())
+            .and_then(|a| serde_json::to_value(a).ok());
+        self.games
+            .inner
+            .writer
+            .append(NewAction {
+                game_id: self.id,
+                ply: i32::try_from(ply).unwrap_or(i32::MAX),
+                machine: played.machine.clone(),
+                human: played.human.clone(),
+                white_ms: clock_view.map(|c| i64::try_from(c.white_ms).unwrap_or(i64::MAX)),
+                black_ms: clock_view.map(|c| i64::try_from(c.black_ms).unwrap_or(i64::MAX)),
+                rolls,
+            })
+            .await?;
+        // Committed: adopt the new state.
+        self.game = next;
+        self.clock = clock;
+        self.moves.push(MoveView {
+            ply,
+            machine: played.machine.clone(),
+            human: played.human.clone(),
+        });
+        if self.draw_offer == Some(color.other()) {
+            // Moving instead of answering declines the offer, as on lichess.
+            self.draw_offer = None;
+        }
+        self.first_move_deadline = None;
+        if ply < 2 {
+            self.first_move_deadline =
+                Some(now + self.games.inner.settings.first_move_limit.as_millis() as u64);
+        }
+        self.broadcast(&GameEvent::Action {
+            ply,
+            machine: played.machine,
+            human: played.human,
+            by: color,
+            clock: clock_view,
+            rules: Box::new(rules),
+        });
+        self.games.metrics().record_action(received.elapsed());
+        if let Some(outcome) = self.game.outcome() {
+            self.finish(outcome).await;
+        }
+        Ok(())
+    }
+
+    /// Ends the game: stores the result (before telling anyone), reveals the dice seed and
+    /// broadcasts the end.
+    async fn finish(&mut self, outcome: Outcome) {
+        if matches!(self.status, GameStatus::Finished | GameStatus::Aborted) {
+            return;
+        }
+        let now = self.now_ms();
+        if let Some(clock) = self.clock.as_mut() {
+            clock.stop(now);
+        }
+        if let Err(e) = self
+            .games
+            .store()
+            .finish_game(self.id, &outcome, chrono::Utc::now())
+            .await
+        {
+            // The result is still announced; the restored game would otherwise replay to
+            // the same outcome (or be flagged again), so nothing is lost but the reason.
+            tracing::error!(cause = %e, "could not store the result");
+        }
+        if self.status == GameStatus::Active {
+            self.games.metrics().games_in_progress.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.status = if outcome.reason == EndReason::Aborted {
+            GameStatus::Aborted
+        } else {
+            GameStatus::Finished
+        };
+        self.outcome = Some(outcome);
+        self.first_move_deadline = None;
+        self.draw_offer = None;
+        self.ended_at = Some(now);
+        let event = GameEvent::Ended {
+            outcome,
+            clock: self.clock.as_ref().map(|c| c.view(now)),
+            dice_seed: self.dice.as_ref().map(|d| hex::encode(d.seed)),
+        };
+        self.broadcast(&event);
+    }
+
+    async fn request(&mut self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
+        let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
+        let over = matches!(self.status, GameStatus::Finished | GameStatus::Aborted);
+        match request {
+            PlayerRequest::OfferRematch | PlayerRequest::AcceptRematch | PlayerRequest::DeclineRematch => {
+                if !over {
+                    return Err(GameError::NotAllowed("game_not_over"));
+                }
+                return self.rematch(color, request).await;
+            }
+            _ if over => return Err(GameError::GameOver),
+            _ if self.status == GameStatus::Waiting => return Err(GameError::NotStarted),
+            _ => {}
+        }
+        match request {
+            PlayerRequest::Resign => {
+                self.finish(Outcome::win(color.other(), EndReason::Resignation))
+                    .await;
+            }
+            PlayerRequest::Abort => {
+                if self.ply() >= 2 {
+                    return Err(GameError::NotAllowed("too_late_to_abort"));
+                }
+                self.finish(Outcome::draw(EndReason::Aborted)).await;
+            }
+            PlayerRequest::OfferDraw => match self.draw_offer {
+                Some(by) if by == color.other() => {
+                    self.finish(Outcome::draw(EndReason::Agreement)).await;
+                }
+                Some(_) => return Err(GameError::NotAllowed("draw_already_offered")),
+                None => {
+                    self.draw_offer = Some(color);
+                    self.broadcast(&GameEvent::DrawOffered { by: color });
+                }
+            },
+            PlayerRequest::AcceptDraw => {
+                if self.draw_offer != Some(color.other()) {
+                    return Err(GameError::NotAllowed("no_draw_offer"));
+                }
+                self.finish(Outcome::draw(EndReason::Agreement)).await;
+            }
+            PlayerRequest::DeclineDraw => {
+                if self.draw_offer != Some(color.other()) {
+                    return Err(GameError::NotAllowed("no_draw_offer"));
+                }
+                self.draw_offer = None;
+                self.broadcast(&GameEvent::DrawDeclined { by: color });
+            }
+            PlayerRequest::ClaimVictory | PlayerRequest::ClaimDraw => {
+                let opponent = color.other();
+                let delay = self.games.inner.settings.claim_delay(self.time_control);
+                let now = self.now_ms();
+                let claimable = self.connections(opponent) == 0
+                    && self.gone_since[opponent.index()]
+                        .is_some_and(|t| now >= t + delay.as_millis() as u64);
+                if !claimable {
+                    return Err(GameError::NotAllowed("opponent_present"));
+                }
+                let outcome = if request == PlayerRequest::ClaimVictory {
+                    Outcome::win(color, EndReason::Abandoned)
+                } else {
+                    Outcome::draw(EndReason::Abandoned)
+                };
+                self.finish(outcome).await;
+            }
+            PlayerRequest::OfferRematch | PlayerRequest::AcceptRematch | PlayerRequest::DeclineRematch => {}
+        }
+        Ok(())
+    }
+
+    async fn rematch(&mut self, color: Color, request: PlayerRequest) -> Result<(), GameError> {
+        if self.rematch_game.is_some() {
+            return Err(GameError::NotAllowed("rematch_already_started"));
+        }
+        let accepting = match (request, self.rematch_offer) {
+            (PlayerRequest::DeclineRematch, Some(by)) if by != color => {
+                self.rematch_offer = None;
+                self.broadcast(&GameEvent::RematchDeclined { by: color });
+                return Ok(());
+            }
+            (PlayerRequest::DeclineRematch, _) => return Err(GameError::NotAllowed("no_rematch_offer")),
+            (PlayerRequest::OfferRematch, None) => {
+                self.rematch_offer = Some(color);
+                self.broadcast(&GameEvent::RematchOffered { by: color });
+                return Ok(());
+            }
+            (PlayerRequest::OfferRematch, Some(by)) if by == color => {
+                return Err(GameError::NotAllowed("rematch_already_offered"))
+            }
+            (_, Some(by)) => by != color,
+            (PlayerRequest::AcceptRematch, None) => return Err(GameError::NotAllowed("no_rematch_offer")),
+            _ => false,
+        };
+        if !accepting {
+            return Err(GameError::NotAllowed("no_rematch_offer"));
+        }
+        let (Some(white), Some(black)) = (self.seats[0].clone(), self.seats[1].clone()) else {
+            return Err(GameError::NotAllowed("no_players"));
+        };
+        // Colours swap in the rematch.
+        let terms = GameTerms {
+            variant: self.game.variant(),
+            time_control: self.time_control,
+            rated: self.rated,
+        };
+        let game_id = self.games.create_started(black, white, terms).await?;
+        self.rematch_offer = None;
+        self.rematch_game = Some(game_id);
+        self.broadcast(&GameEvent::Rematch { game_id });
+        Ok(())
+    }
+
+    fn presence(&mut self, viewer: Option<Uuid>, open: bool) {
+        let Some(viewer) = viewer else {
+            self.anonymous_viewers = if open {
+                self.anonymous_viewers.saturating_add(1)
+            } else {
+                self.anonymous_viewers.saturating_sub(1)
+            };
+            return;
+        };
+        let count = self.viewers.entry(viewer).or_insert(0);
+        *count = if open {
+            count.saturating_add(1)
+        } else {
+            count.saturating_sub(1)
+        };
+        let now_connected = *count;
+        if now_connected == 0 {
+            self.viewers.remove(&viewer);
+        }
+        let Some(color) = self.seat_of(viewer) else {
+            return;
+        };
+        if self.status != GameStatus::Active {
+            return;
+        }
+        if open && now_connected == 1 {
+            if self.gone_since[color.index()].take().is_some() {
+                self.broadcast(&GameEvent::PlayerBack { color });
+            }
+        } else if !open && now_connected == 0 {
+            self.gone_since[color.index()] = Some(self.now_ms());
+            let delay = self.games.inner.settings.claim_delay(self.time_control);
+            self.broadcast(&GameEvent::PlayerGone {
+                color,
+                claim_after_ms: delay.as_millis() as u64,
+            });
+        }
+    }
+}

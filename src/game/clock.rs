@@ -1,0 +1,185 @@
+//! Fischer clocks as pure arithmetic: every method takes the current time as a number of
+//! milliseconds on a monotonic scale chosen by the caller, so tests need no real time.
+//!
+//! The clock starts only once both sides have made their first move (as on lichess); until
+//! then the game actor enforces a first-move deadline instead and may abort the game.
+
+use crate::rules::Color;
+use serde::Serialize;
+
+/// Initial time and increment, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TimeControl {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
+}
+
+/// The remaining time of both sides and which one is running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clock {
+    control: TimeControl,
+    remaining_ms: [u64; 2],
+    /// The side whose time is running and when its turn began; None while stopped.
+    running: Option<(Color, u64)>,
+}
+
+/// What a client is told about the clock: remaining times at the moment the message is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    pub white_ms: u64,
+    pub black_ms: u64,
+    /// The side whose clock is running, if any.
+    pub running: Option<Color>,
+}
+
+impl Clock {
+    /// A stopped clock with the full initial time on both sides.
+    pub fn new(control: TimeControl) -> Clock {
+        Clock {
+            control,
+            remaining_ms: [control.initial_ms; 2],
+            running: None,
+        }
+    }
+
+    /// A stopped clock with the given remaining times (used when a game is restored).
+    pub fn with_remaining(control: TimeControl, white_ms: u64, black_ms: u64) -> Clock {
+        Clock {
+            control,
+            remaining_ms: [white_ms, black_ms],
+            running: None,
+        }
+    }
+
+    pub fn control(&self) -> TimeControl {
+        self.control
+    }
+
+    /// Whether a side's time is running.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Starts (or restarts) `side`'s time at `now_ms`.
+    pub fn start(&mut self, side: Color, now_ms: u64) {
+        self.running = Some((side, now_ms));
+    }
+
+    /// Stops the clock, charging the running side for the time used.
+    pub fn stop(&mut self, now_ms: u64) {
+        if let Some((side, since)) = self.running.take() {
+            let used = now_ms.saturating_sub(since);
+            let slot = &mut self.remaining_ms[side.index()];
+            *slot = slot.saturating_sub(used);
+        }
+    }
+
+    /// Remaining time of `side` at `now_ms`.
+    pub fn remaining(&self, side: Color, now_ms: u64) -> u64 {
+        let stored = self.remaining_ms[side.index()];
+        match self.running {
+            Some((running, since)) if running == side => {
+                stored.saturating_sub(now_ms.saturating_sub(since))
+            }
+            _ => stored,
+        }
+    }
+
+    /// When the running side's flag falls, on the caller's time scale.
+    pub fn flag_deadline(&self) -> Option<(Color, u64)> {
+        self.running
+            .map(|(side, since)| (side, since + self.remaining_ms[side.index()]))
+    }
+
+    /// Whether `side` has run out of time at `now_ms`.
+    pub fn is_flagged(&self, side: Color, now_ms: u64) -> bool {
+        self.remaining(side, now_ms) == 0
+    }
+
+    /// Ends `mover`'s turn at `now_ms`: charges the time used, adds the increment, and starts
+    /// the opponent's clock when `start_opponent` is set. Returns false (changing nothing) if
+    /// the mover had already run out of time.
+    pub fn complete_move(&mut self, mover: Color, now_ms: u64, start_opponent: bool) -> bool {
+        if self.is_flagged(mover, now_ms) && self.is_running() {
+            return false;
+        }
+        let was_running = self.is_running();
+        self.stop(now_ms);
+        if was_running {
+            let slot = &mut self.remaining_ms[mover.index()];
+            *slot = slot.saturating_add(self.control.increment_ms);
+        }
+        if start_opponent {
+            self.start(mover.other(), now_ms);
+        }
+        true
+    }
+
+    /// The view sent to clients.
+    pub fn view(&self, now_ms: u64) -> ClockView {
+        ClockView {
+            white_ms: self.remaining(Color::White, now_ms),
+            black_ms: self.remaining(Color::Black, now_ms),
+            running: self.running.map(|(side, _)| side),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THREE_TWO: TimeControl = TimeControl {
+        initial_ms: 180_000,
+        increment_ms: 2_000,
+    };
+
+    #[test]
+    fn a_stopped_clock_charges_nothing() {
+        let clock = Clock::new(THREE_TWO);
+        assert_eq!(clock.remaining(Color::White, 1_000_000), 180_000);
+        assert_eq!(clock.flag_deadline(), None);
+    }
+
+    #[test]
+    fn moves_charge_time_used_and_add_the_increment() {
+        let mut clock = Clock::new(THREE_TWO);
+        clock.start(Color::White, 1_000);
+        assert_eq!(clock.remaining(Color::White, 11_000), 170_000);
+        assert!(clock.complete_move(Color::White, 11_000, true));
+        assert_eq!(clock.remaining(Color::White, 50_000), 172_000);
+        assert_eq!(clock.remaining(Color::Black, 16_000), 175_000);
+        assert_eq!(clock.flag_deadline(), Some((Color::Black, 11_000 + 180_000)));
+    }
+
+    #[test]
+    fn no_increment_before_the_clock_runs() {
+        let mut clock = Clock::new(THREE_TWO);
+        assert!(clock.complete_move(Color::White, 5_000, false));
+        assert_eq!(clock.remaining(Color::White, 5_000), 180_000);
+        assert!(!clock.is_running());
+    }
+
+    #[test]
+    fn a_flagged_side_cannot_complete_its_move() {
+        let mut clock = Clock::new(THREE_TWO);
+        clock.start(Color::Black, 0);
+        assert!(clock.is_flagged(Color::Black, 180_000));
+        assert!(!clock.complete_move(Color::Black, 180_001, true));
+        assert_eq!(clock.view(180_001).black_ms, 0);
+        assert_eq!(clock.view(180_001).running, Some(Color::Black));
+    }
+
+    #[test]
+    fn restored_clocks_keep_their_times_and_start_stopped() {
+        let clock = Clock::with_remaining(THREE_TWO, 1_234, 5_678);
+        assert_eq!(
+            clock.view(99_999),
+            ClockView {
+                white_ms: 1_234,
+                black_ms: 5_678,
+                running: None
+            }
+        );
+    }
+}

@@ -1,0 +1,405 @@
+//! Live play: one actor per game (a tokio task that owns the game's state, reached through a
+//! [`GameHandle`]), the [`Games`] registry that creates, finds and restores them, clocks, and
+//! the versioned event log used for reconnects.
+//!
+//! This layer decides nothing about legality (the rules engine does) and writes no SQL (the
+//! store does); it sequences each game's actions, keeps the clocks, and acknowledges an action
+//! only after the store has committed it.
+
+pub mod actor;
+pub mod clock;
+pub mod event;
+
+use crate::metrics::Metrics;
+use crate::rules::{ActionError, Color, Variant};
+use crate::store::{ActionWriter, ColorChoice, GameRecord, NewGame, Store, StoreError};
+use clock::TimeControl;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use uuid::Uuid;
+
+/// A player as the game layer knows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seat {
+    pub user_id: Uuid,
+    pub name: String,
+}
+
+/// Why the game layer refused a request. Each has a stable snake_case code.
+#[derive(Debug)]
+pub enum GameError {
+    NotFound,
+    /// The game's actor has stopped (the server is shutting down).
+    Unavailable,
+    NotAPlayer,
+    NotStarted,
+    GameOver,
+    AlreadyStarted,
+    OwnGame,
+    NotYourTurn,
+    /// The action was meant for another ply than the next one.
+    WrongPly {
+        expected: u32,
+    },
+    /// The same action was already applied at that ply.
+    Duplicate {
+        ply: u32,
+    },
+    Action(ActionError),
+    /// The player's time had run out.
+    TimeOut,
+    /// Abort, claims and offers that the game's state does not allow.
+    NotAllowed(&'static str),
+    Store(StoreError),
+}
+
+impl GameError {
+    /// The stable error code sent to clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GameError::NotFound => "game_not_found",
+            GameError::Unavailable => "game_unavailable",
+            GameError::NotAPlayer => "not_a_player",
+            GameError::NotStarted => "game_not_started",
+            GameError::GameOver => "game_over",
+            GameError::AlreadyStarted => "game_already_started",
+            GameError::OwnGame => "own_game",
+            GameError::NotYourTurn => "not_your_turn",
+            GameError::WrongPly { .. } => "wrong_ply",
+            GameError::Duplicate { .. } => "duplicate_action",
+            GameError::Action(e) => e.code(),
+            GameError::TimeOut => "time_out",
+            GameError::NotAllowed(code) => code,
+            GameError::Store(_) => "storage_failed",
+        }
+    }
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameError::NotFound => f.write_str("no such game"),
+            GameError::Unavailable => f.write_str("the game is not available right now"),
+            GameError::NotAPlayer => f.write_str("you are not playing in this game"),
+            GameError::NotStarted => f.write_str("the game has not started"),
+            GameError::GameOver => f.write_str("the game is over"),
+            GameError::AlreadyStarted => f.write_str("the game already has both players"),
+            GameError::OwnGame => f.write_str("you cannot accept your own challenge"),
+            GameError::NotYourTurn => f.write_str("it is not your turn"),
+            GameError::WrongPly { expected } => {
+                write!(f, "that action is not for the next ply ({expected})")
+            }
+            GameError::Duplicate { ply } => write!(f, "ply {ply} was already played"),
+            GameError::Action(e) => e.fmt(f),
+            GameError::TimeOut => f.write_str("your time ran out"),
+            GameError::NotAllowed(code) => write!(f, "not allowed now ({code})"),
+            // Store details are logged, not sent.
+            GameError::Store(_) => f.write_str("the action could not be stored; try again"),
+        }
+    }
+}
+
+impl std::error::Error for GameError {}
+
+impl From<StoreError> for GameError {
+    fn from(e: StoreError) -> Self {
+        GameError::Store(e)
+    }
+}
+
+impl From<ActionError> for GameError {
+    fn from(e: ActionError) -> Self {
+        GameError::Action(e)
+    }
+}
+
+/// What a player asks of a game besides playing an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerRequest {
+    Resign,
+    OfferDraw,
+    AcceptDraw,
+    DeclineDraw,
+    Abort,
+    OfferRematch,
+    AcceptRematch,
+    DeclineRematch,
+    /// Claim the win against an opponent who left.
+    ClaimVictory,
+    /// Call the game a draw against an opponent who left.
+    ClaimDraw,
+}
+
+/// The stream a connection receives: the messages that bring it up to date, then every
+/// later event.
+pub struct Subscription {
+    pub initial: Vec<Arc<str>>,
+    pub events: broadcast::Receiver<Arc<str>>,
+    pub seat: Option<Color>,
+}
+
+/// Messages to a game actor. Each request carries its reply channel.
+pub enum GameCmd {
+    Join {
+        seat: Seat,
+        reply: oneshot::Sender<Result<(), GameError>>,
+    },
+    Subscribe {
+        viewer: Option<Uuid>,
+        since: Option<u64>,
+        reply: oneshot::Sender<Subscription>,
+    },
+    Act {
+        user_id: Uuid,
+        ply: u32,
+        action: String,
+        received: tokio::time::Instant,
+        reply: oneshot::Sender<Result<(), GameError>>,
+    },
+    Request {
+        user_id: Uuid,
+        request: PlayerRequest,
+        reply: oneshot::Sender<Result<(), GameError>>,
+    },
+    /// A connection of this viewer opened (true) or closed (false).
+    Presence { viewer: Option<Uuid>, open: bool },
+    /// A full snapshot for this viewer, serialized.
+    Snapshot {
+        viewer: Option<Uuid>,
+        reply: oneshot::Sender<Arc<str>>,
+    },
+}
+
+/// A cheap, cloneable address of one game's actor.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    id: Uuid,
+    tx: mpsc::Sender<GameCmd>,
+}
+
+impl GameHandle {
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> GameCmd) -> Result<T, GameError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| GameError::Unavailable)?;
+        answer.await.map_err(|_| GameError::Unavailable)
+    }
+
+    /// Takes the free seat of an open challenge.
+    pub async fn join(&self, seat: Seat) -> Result<(), GameError> {
+        self.ask(|reply| GameCmd::Join { seat, reply }).await?
+    }
+
+    /// Subscribes to the game's events, catching up from version `since` when possible.
+    pub async fn subscribe(&self, viewer: Option<Uuid>, since: Option<u64>) -> Result<Subscription, GameError> {
+        self.ask(|reply| GameCmd::Subscribe {
+            viewer,
+            since,
+            reply,
+        })
+        .await
+    }
+
+    /// Plays an action for the player; resolves once it is committed and broadcast.
+    pub async fn act(&self, user_id: Uuid, ply: u32, action: String) -> Result<(), GameError> {
+        let received = tokio::time::Instant::now();
+        self.ask(|reply| GameCmd::Act {
+            user_id,
+            ply,
+            action,
+            received,
+            reply,
+        })
+        .await?
+    }
+
+    /// Resign, offers, abort and claims.
+    pub async fn request(&self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
+        self.ask(|reply| GameCmd::Request {
+            user_id,
+            request,
+            reply,
+        })
+        .await?
+    }
+
+    /// A full snapshot message for this viewer.
+    pub async fn snapshot(&self, viewer: Option<Uuid>) -> Result<Arc<str>, GameError> {
+        self.ask(|reply| GameCmd::Snapshot { viewer, reply }).await
+    }
+
+    /// Tells the actor a connection opened or closed (never blocks the caller for long: a
+    /// full queue means the game is busy and the message waits its turn).
+    pub async fn presence(&self, viewer: Option<Uuid>, open: bool) {
+        let _ = self.tx.send(GameCmd::Presence { viewer, open }).await;
+    }
+}
+
+/// Limits that shape every game; shorter in tests.
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    /// How long each side has for its first move before the game is aborted.
+    pub first_move_limit: Duration,
+    /// How long a finished game's actor stays up for rematches and late viewers.
+    pub linger_after_end: Duration,
+    /// Bounds of the delay after which a player may claim against a vanished opponent.
+    pub min_claim_delay: Duration,
+    pub max_claim_delay: Duration,
+}
+
+impl Default for GameSettings {
+    fn default() -> Self {
+        GameSettings {
+            first_move_limit: Duration::from_secs(30),
+            linger_after_end: Duration::from_secs(600),
+            min_claim_delay: Duration::from_secs(10),
+            max_claim_delay: Duration::from_secs(60),
+        }
+    }
+}
+
+impl GameSettings {
+    /// The claim delay for a time control: about a twentieth of the expected game length
+    /// (initial time plus 40 increments), within the bounds, as lichess scales it; games
+    /// without a clock use the upper bound.
+    pub fn claim_delay(&self, control: Option<TimeControl>) -> Duration {
+        match control {
+            None => self.max_claim_delay,
+            Some(tc) => {
+                let expected_ms = tc.initial_ms + 40 * tc.increment_ms;
+                Duration::from_millis(expected_ms / 20)
+                    .clamp(self.min_claim_delay, self.max_claim_delay)
+            }
+        }
+    }
+}
+
+struct GamesInner {
+    store: Store,
+    writer: ActionWriter,
+    metrics: Arc<Metrics>,
+    settings: GameSettings,
+    live: Mutex<HashMap<Uuid, GameHandle>>,
+}
+
+/// The registry of live games: creates actors, finds them by id, restores them after a
+/// restart. Cheap to clone.
+#[derive(Clone)]
+pub struct Games {
+    inner: Arc<GamesInner>,
+}
+
+/// What a new game looks like before anyone has moved.
+#[derive(Clone, Debug)]
+pub struct GameTerms {
+    pub variant: Variant,
+    pub time_control: Option<TimeControl>,
+    pub rated: bool,
+}
+
+impl Games {
+    pub fn new(store: Store, writer: ActionWriter, metrics: Arc<Metrics>, settings: GameSettings) -> Games {
+        Games {
+            inner: Arc::new(GamesInner {
+                store,
+                writer,
+                metrics,
+                settings,
+                live: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
+    }
+
+    /// The live game with this id, if its actor is running.
+    pub fn get(&self, id: Uuid) -> Option<GameHandle> {
+        self.live_map().get(&id).cloned()
+    }
+
+    /// Number of live game actors.
+    pub fn live_count(&self) -> usize {
+        self.live_map().len()
+    }
+
+    fn live_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, GameHandle>> {
+        // A poisoned lock only means another thread panicked mid-insert; the map is still usable.
+        self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn register(&self, handle: GameHandle) {
+        self.live_map().insert(handle.id, handle);
+    }
+
+    pub(crate) fn deregister(&self, id: Uuid) {
+        self.live_map().remove(&id);
+    }
+
+    /// Creates an open challenge: the creator waits for the first other person to accept.
+    pub async fn create_open(&self, creator: Seat, terms: GameTerms, color: ColorChoice) -> Result<Uuid, GameError> {
+        let game_id = Uuid::new_v4();
+        let dice = actor::DiceSecret::for_variant(terms.variant);
+        self.inner
+            .store
+            .create_game(&NewGame {
+                game_id,
+                variant: terms.variant,
+                creator_id: creator.user_id,
+                white_id: None,
+                black_id: None,
+                color_choice: color,
+                clock: terms.time_control.map(actor::clock_setting),
+                rated: terms.rated,
+                start_position: None,
+                dice_commitment: dice.as_ref().map(|d| d.commitment.clone()),
+                dice_seed: dice.as_ref().map(|d| d.seed.to_vec()),
+            })
+            .await?;
+        let handle = actor::spawn_new(self.clone(), game_id, creator, terms, color, dice)?;
+        self.register(handle);
+        Ok(game_id)
+    }
+
+    /// Creates a game whose players are already known (seeks, matches, rematches) and starts it.
+    pub async fn create_started(&self, white: Seat, black: Seat, terms: GameTerms) -> Result<Uuid, GameError> {
+        let game_id = self
+            .create_open(white.clone(), terms, ColorChoice::White)
+            .await?;
+        let handle = self.get(game_id).ok_or(GameError::Unavailable)?;
+        handle.join(black).await?;
+        Ok(game_id)
+    }
+
+    /// Restarts an actor for every game the database says is unfinished, replaying its
+    /// stored actions. Returns how many were restored.
+    pub async fn restore(&self) -> Result<usize, StoreError> {
+        let records: Vec<GameRecord> = self.inner.store.unfinished_games().await?;
+        let mut restored = 0;
+        for record in records {
+            let id = record.game_id;
+            match actor::spawn_restored(self.clone(), record) {
+                Ok(handle) => {
+                    self.register(handle);
+                    restored += 1;
+                }
+                Err(e) => tracing::error!(game_id = %id, cause = %e, "could not restore game"),
+            }
+        }
+        Ok(restored)
+    }
+}

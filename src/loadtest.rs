@@ -1,0 +1,387 @@
+//! `oddboard loadtest`: plays many concurrent games against a running server with real
+//! WebSocket clients and reports committed moves per second, move latency (from the mover
+//! sending an action to the opponent receiving it) at p50/p99/p99.9, connections held and the
+//! server's memory.
+//!
+//! Each game is a task driving both players' sockets: the side to move sends an action, the
+//! task waits until the opponent's socket delivers it (which the server does only after the
+//! commit), then the other side moves. With `--rate` the games pace themselves to a total
+//! number of moves per second; without it they run flat out (saturation). Finished games are
+//! replaced by new ones between the same players. `--idle N` also opens N spectator sockets
+//! and holds them for the whole run.
+
+use crate::client::{expect_ok, Client, ClientError, GameSocket};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    pub addr: String,
+    pub games: usize,
+    pub duration: Duration,
+    /// Total moves per second to aim at; None runs flat out.
+    pub rate: Option<f64>,
+    pub variant: String,
+    /// Extra spectator connections to open and hold.
+    pub idle: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            addr: "127.0.0.1:8080".into(),
+            games: 100,
+            duration: Duration::from_secs(20),
+            rate: None,
+            variant: "chad".into(),
+            idle: 0,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Default)]
+pub struct LoadReport {
+    pub moves: u64,
+    pub seconds: f64,
+    pub moves_per_second: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub max_ms: f64,
+    pub games_finished: u64,
+    pub errors: u64,
+    pub connections_held: i64,
+    pub server_rss_bytes: Option<u64>,
+}
+
+impl std::fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "moves: {}", self.moves)?;
+        writeln!(f, "seconds: {:.1}", self.seconds)?;
+        writeln!(f, "moves_per_second: {:.0}", self.moves_per_second)?;
+        writeln!(f, "latency_p50_ms: {:.2}", self.p50_ms)?;
+        writeln!(f, "latency_p99_ms: {:.2}", self.p99_ms)?;
+        writeln!(f, "latency_p99.9_ms: {:.2}", self.p999_ms)?;
+        writeln!(f, "latency_max_ms: {:.2}", self.max_ms)?;
+        writeln!(f, "games_finished: {}", self.games_finished)?;
+        writeln!(f, "errors: {}", self.errors)?;
+        writeln!(f, "connections_held: {}", self.connections_held)?;
+        match self.server_rss_bytes {
+            Some(bytes) => writeln!(f, "server_rss_mib: {:.1}", bytes as f64 / 1_048_576.0),
+            None => writeln!(f, "server_rss_mib: unknown"),
+        }
+    }
+}
+
+/// Reads `--flag value` options (see `USAGE`).
+///
+/// # Errors
+/// An unknown flag or a bad value.
+pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
+    let mut options = LoadOptions::default();
+    let mut iter = args.iter();
+    while let Some(flag) = iter.next() {
+        let value = iter
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value"))?;
+        let number = |v: &str| v.parse::<f64>().map_err(|_| format!("{flag}: `{v}` is not a number"));
+        match flag.as_str() {
+            "--addr" => options.addr = value.clone(),
+            "--games" => options.games = number(value)?.max(1.0) as usize,
+            "--seconds" => options.duration = Duration::from_secs_f64(number(value)?.max(0.1)),
+            "--rate" => options.rate = Some(number(value)?.max(0.1)),
+            "--variant" => options.variant = value.clone(),
+            "--idle" => options.idle = number(value)?.max(0.0) as usize,
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(options)
+}
+
+pub const USAGE: &str = "usage: oddboard loadtest [--addr HOST:PORT] [--games N] [--seconds S] [--rate MOVES_PER_S] [--variant ID] [--idle CONNECTIONS]";
+
+struct Shared {
+    latencies_us: std::sync::Mutex<Vec<u32>>,
+    moves: AtomicU64,
+    finished: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// The rules state one client tracks from the server's events.
+struct Side {
+    socket: GameSocket,
+    ply: u64,
+    legal: Vec<String>,
+    turn: String,
+    over: bool,
+}
+
+impl Side {
+    fn absorb(&mut self, message: &Value) {
+        match message["t"].as_str() {
+            Some("snapshot") => {
+                let game = &message["game"];
+                self.ply = game["moves"].as_array().map_or(0, |m| m.len() as u64);
+                self.absorb_rules(&game["rules"]);
+                self.over = !game["outcome"].is_null();
+            }
+            Some("event") => match message["kind"].as_str() {
+                Some("started") => self.absorb_rules(&message["rules"]),
+                Some("action") => {
+                    self.ply = message["ply"].as_u64().unwrap_or(self.ply);
+                    self.absorb_rules(&message["rules"]);
+                }
+                Some("ended") => self.over = true,
+                _ => {}
+            },
+            Some("batch") => {
+                for m in message["messages"].as_array().cloned().unwrap_or_default() {
+                    self.absorb(&m);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn absorb_rules(&mut self, rules: &Value) {
+        self.turn = rules["turn"].as_str().unwrap_or_default().to_string();
+        self.legal = rules["legal_actions"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+    }
+
+    /// Reads until the game passes `ply` or ends; returns the error code if one came first.
+    async fn read_past(&mut self, ply: u64) -> Result<(), ClientError> {
+        while self.ply <= ply && !self.over {
+            let message = self.socket.next(Duration::from_secs(30)).await?;
+            if message["t"] == "error" {
+                return Err(ClientError(format!("server refused: {message}")));
+            }
+            self.absorb(&message);
+        }
+        Ok(())
+    }
+}
+
+async fn new_game(white: &mut Client, black: &mut Client, variant: &str) -> Result<(Side, Side), ClientError> {
+    let created = white
+        .post(
+            "/api/games",
+            &json!({ "variant": variant, "clock": null, "color": "white" }),
+        )
+        .await?;
+    expect_ok(&created)?;
+    let game_id = created.json()["game_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let accepted = black
+        .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
+        .await?;
+    expect_ok(&accepted)?;
+    let mut sides = Vec::new();
+    for client in [&*white, &*black] {
+        let mut side = Side {
+            socket: client.connect_game(&game_id, None).await?,
+            ply: 0,
+            legal: Vec::new(),
+            turn: String::new(),
+            over: false,
+        };
+        let first = side.socket.next(Duration::from_secs(30)).await?;
+        side.absorb(&first);
+        sides.push(side);
+    }
+    let black_side = sides.pop().ok_or_else(|| ClientError("no socket".into()))?;
+    let white_side = sides.pop().ok_or_else(|| ClientError("no socket".into()))?;
+    Ok((white_side, black_side))
+}
+
+async fn drive_game(options: Arc<LoadOptions>, shared: Arc<Shared>, deadline: Instant, index: usize) -> Result<(), ClientError> {
+    let mut white = Client::new(options.addr.clone());
+    let mut black = Client::new(options.addr.clone());
+    white.guest().await?;
+    black.guest().await?;
+    let interval = options
+        .rate
+        .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
+    // Spread the paced games' first moves over one interval.
+    let mut next_move = Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
+    while Instant::now() < deadline {
+        let (mut w, mut b) = new_game(&mut white, &mut black, &options.variant).await?;
+        loop {
+            if Instant::now() >= deadline {
+                return Ok(());
+            }
+            if w.over || w.legal.is_empty() {
+                shared.finished.fetch_add(1, Ordering::Relaxed);
+                break;
+            }
+            if let Some(interval) = interval {
+                tokio::time::sleep_until(next_move.into()).await;
+                next_move += interval;
+            }
+            let ply = w.ply;
+            let (mover, opponent) = if w.turn == "white" { (&mut w, &mut b) } else { (&mut b, &mut w) };
+            let index = (ply as usize * 7 + 3) % mover.legal.len().max(1);
+            let action = mover.legal.get(index).cloned().unwrap_or_default();
+            let sent = Instant::now();
+            mover
+                .socket
+                .send(&json!({ "t": "act", "ply": ply + 1, "action": action }))
+                .await?;
+            opponent.read_past(ply).await?;
+            let latency = sent.elapsed();
+            mover.read_past(ply).await?;
+            shared.moves.fetch_add(1, Ordering::Relaxed);
+            let micros = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
+            shared
+                .latencies_us
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(micros);
+        }
+    }
+    Ok(())
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    f64::from(sorted[rank.min(sorted.len() - 1)]) / 1000.0
+}
+
+fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}
+
+/// Runs the load and returns what it measured.
+///
+/// # Errors
+/// The server cannot be reached at all.
+pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
+    let options = Arc::new(options);
+    let mut probe = Client::new(options.addr.clone());
+    expect_ok(&probe.get("/healthz").await?)?;
+    let shared = Arc::new(Shared {
+        latencies_us: std::sync::Mutex::new(Vec::new()),
+        moves: AtomicU64::new(0),
+        finished: AtomicU64::new(0),
+        errors: AtomicU64::new(0),
+    });
+
+    // Idle spectators on one game held open for the whole run.
+    let mut idle = Vec::new();
+    if options.idle > 0 {
+        let mut host = Client::new(options.addr.clone());
+        let mut guest = Client::new(options.addr.clone());
+        host.guest().await?;
+        guest.guest().await?;
+        let (w, b) = new_game(&mut host, &mut guest, &options.variant).await?;
+        idle.push(w.socket);
+        idle.push(b.socket);
+        let host_name = whoami(&mut host).await?;
+        let game_id = host
+            .get(&format!("/api/users/{host_name}/games?per_page=1"))
+            .await?
+            .json()["games"][0]["game_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let spectator = Client::new(options.addr.clone());
+        for _ in 0..options.idle {
+            match spectator.connect_game(&game_id, None).await {
+                Ok(socket) => idle.push(socket),
+                Err(_) => {
+                    shared.errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    let started = Instant::now();
+    let deadline = started + options.duration;
+    let mut tasks = Vec::new();
+    for index in 0..options.games {
+        let options = options.clone();
+        let shared = shared.clone();
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = drive_game(options, shared.clone(), deadline, index).await {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("game {index}: {e}");
+            }
+        }));
+    }
+    // Sample the server while the load is on.
+    tokio::time::sleep(options.duration.mul_f64(0.8)).await;
+    let metrics_text = probe.get("/metrics").await.map(|r| r.body).unwrap_or_default();
+    for task in tasks {
+        let _ = task.await;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let mut latencies = std::mem::take(&mut *shared.latencies_us.lock().unwrap_or_else(|e| e.into_inner()));
+    latencies.sort_unstable();
+    let moves = shared.moves.load(Ordering::Relaxed);
+    let report = LoadReport {
+        moves,
+        seconds,
+        moves_per_second: moves as f64 / seconds,
+        p50_ms: percentile(&latencies, 50.0),
+        p99_ms: percentile(&latencies, 99.0),
+        p999_ms: percentile(&latencies, 99.9),
+        max_ms: latencies.last().map_or(0.0, |&m| f64::from(m) / 1000.0),
+        games_finished: shared.finished.load(Ordering::Relaxed),
+        errors: shared.errors.load(Ordering::Relaxed),
+        connections_held: metric(&metrics_text, "oddboard_connections").unwrap_or(0.0) as i64,
+        server_rss_bytes: metric(&metrics_text, "oddboard_process_resident_memory_bytes").map(|b| b as u64),
+    };
+    for socket in idle {
+        socket.close().await;
+    }
+    Ok(report)
+}
+
+async fn whoami(client: &mut Client) -> Result<String, ClientError> {
+    Ok(client.get("/api/me").await?.json()["username"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse() {
+        let args: Vec<String> = ["--games", "50", "--rate", "5000", "--seconds", "10", "--variant", "suicide"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let options = parse_args(&args).unwrap_or_default();
+        assert_eq!(options.games, 50);
+        assert_eq!(options.rate, Some(5000.0));
+        assert_eq!(options.duration, Duration::from_secs(10));
+        assert!(parse_args(&["--bogus".to_string(), "1".to_string()]).is_err());
+        assert!(parse_args(&["--games".to_string()]).is_err());
+    }
+
+    #[test]
+    fn percentiles_and_metrics() {
+        let sorted: Vec<u32> = (1..=1000).collect();
+        assert_eq!(percentile(&sorted, 50.0), 0.5);
+        assert_eq!(percentile(&sorted, 99.9), 0.999);
+        let text = "oddboard_connections 12\noddboard_connections_extra 3\n";
+        assert_eq!(metric(text, "oddboard_connections"), Some(12.0));
+    }
+}

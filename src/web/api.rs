@@ -1,0 +1,346 @@
+//! JSON endpoints for games and history, and the PGN-like text export.
+//!
+//! - `POST /api/games`: create an open challenge (variant, clock, colour).
+//! - `POST /api/games/{id}/accept`: take the free seat.
+//! - `GET /api/games/{id}`: the whole record with every action, clocks and result.
+//! - `GET /api/users/{name}/games`: a player's games, newest first, paged, by variant.
+//! - `GET /games/{id}/export`: the game as PGN-like text.
+//! - `GET /api/variants`: the variants and whether they are playable.
+
+use super::auth::CurrentUser;
+use super::error::ApiError;
+use super::AppState;
+use crate::game::clock::TimeControl;
+use crate::game::{GameTerms, Seat};
+use crate::rules::{AnyGame, Variant};
+use crate::store::{ColorChoice, GameRecord, GameStatus};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use uuid::Uuid;
+
+/// Longest clock we accept, in minutes, and longest increment, in seconds.
+const MAX_MINUTES: u64 = 180;
+const MAX_INCREMENT: u64 = 180;
+
+#[derive(Deserialize)]
+struct ClockRequest {
+    minutes: f64,
+    increment: u64,
+}
+
+#[derive(Deserialize)]
+struct CreateGame {
+    variant: String,
+    /// None for a game without a clock.
+    clock: Option<ClockRequest>,
+    #[serde(default)]
+    color: Option<String>,
+}
+
+/// Validates a clock request: minutes may be fractional (½ minute = 30 s).
+pub fn time_control(minutes: f64, increment: u64) -> Result<TimeControl, ApiError> {
+    if !minutes.is_finite() || minutes < 0.0 || minutes > MAX_MINUTES as f64 {
+        return Err(ApiError::invalid(
+            "invalid_clock",
+            format!("minutes must be from 0 to {MAX_MINUTES}"),
+        ));
+    }
+    if increment > MAX_INCREMENT {
+        return Err(ApiError::invalid(
+            "invalid_clock",
+            format!("the increment must be at most {MAX_INCREMENT} seconds"),
+        ));
+    }
+    let initial_ms = (minutes * 60_000.0).round() as u64;
+    if initial_ms == 0 && increment == 0 {
+        return Err(ApiError::invalid(
+            "invalid_clock",
+            "a clock needs some time or an increment",
+        ));
+    }
+    Ok(TimeControl {
+        initial_ms,
+        increment_ms: increment * 1000,
+    })
+}
+
+/// Parses a variant id that must be playable.
+pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
+    let variant: Variant = text
+        .parse()
+        .map_err(|e: crate::rules::UnknownVariant| ApiError::invalid("unknown_variant", e.to_string()))?;
+    if !variant.is_playable() {
+        return Err(ApiError::invalid(
+            "variant_not_playable",
+            format!("{variant} is not playable yet"),
+        ));
+    }
+    Ok(variant)
+}
+
+async fn create_game(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Json(body): Json<CreateGame>,
+) -> Result<Response, ApiError> {
+    let variant = playable_variant(&body.variant)?;
+    let time_control = match body.clock {
+        Some(c) => Some(time_control(c.minutes, c.increment)?),
+        None => None,
+    };
+    let color: ColorChoice = match body.color.as_deref() {
+        None => ColorChoice::Random,
+        Some(text) => text
+            .parse()
+            .map_err(|_| ApiError::invalid("invalid_color", "color is random, white or black"))?,
+    };
+    let seat = Seat {
+        user_id: user.user_id,
+        name: user.username.clone(),
+    };
+    let terms = GameTerms {
+        variant,
+        time_control,
+        rated: false,
+    };
+    let game_id = state.games.create_open(seat, terms, color).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "game_id": game_id, "url": format!("/game/{game_id}") })),
+    )
+        .into_response())
+}
+
+async fn accept_game(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(game_id): Path<Uuid>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let handle = state
+        .games
+        .get(game_id)
+        .ok_or(ApiError::NotFound("game_not_found"))?;
+    handle
+        .join(Seat {
+            user_id: user.user_id,
+            name: user.username,
+        })
+        .await?;
+    Ok(Json(json!({ "game_id": game_id, "url": format!("/game/{game_id}") })))
+}
+
+/// The public form of a stored game: the dice seed only once the game is over.
+#[derive(Serialize)]
+struct GameRecordView<'a> {
+    #[serde(flatten)]
+    record: &'a GameRecord,
+    result: Option<&'static str>,
+    dice_seed: Option<String>,
+}
+
+async fn get_game(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+    let record = state
+        .store
+        .load_game(game_id)
+        .await?
+        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let view = GameRecordView {
+        record: &record,
+        result: record.outcome.map(|o| o.result_str()),
+        dice_seed: revealed_seed(&record),
+    };
+    Ok(Json(view).into_response())
+}
+
+fn revealed_seed(record: &GameRecord) -> Option<String> {
+    match record.status {
+        GameStatus::Finished | GameStatus::Aborted => record.dice_seed.as_ref().map(hex::encode),
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+struct HistoryQuery {
+    variant: Option<String>,
+    page: Option<i64>,
+    per_page: Option<i64>,
+}
+
+async fn user_games(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(query): Query<HistoryQuery>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let user = state
+        .store
+        .user_by_name(&name)
+        .await?
+        .ok_or(ApiError::NotFound("user_not_found"))?;
+    let variant = match query.variant.as_deref() {
+        None | Some("") => None,
+        Some(text) => Some(text.parse::<Variant>().map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?),
+    };
+    let per_page = query.per_page.unwrap_or(20).clamp(1, 100);
+    let page = query.page.unwrap_or(1).max(1);
+    let games = state
+        .store
+        .user_games(&user.username, variant, per_page, (page - 1) * per_page)
+        .await?;
+    Ok(Json(json!({
+        "user": user.username,
+        "page": page,
+        "per_page": per_page,
+        "games": games,
+    })))
+}
+
+/// Escapes a PGN tag value.
+fn tag(name: &str, value: &str) -> String {
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("[{name} \"{escaped}\"]\n")
+}
+
+/// The PGN-like export of a stored game.
+pub fn export_text(record: &GameRecord) -> String {
+    let variant = record.variant;
+    let result = record.outcome.map_or("*", |o| o.result_str());
+    let mut out = String::new();
+    out.push_str(&tag("Event", "Oddboard game"));
+    out.push_str(&tag("Site", "Oddboard"));
+    out.push_str(&tag("Date", &record.created_at.format("%Y.%m.%d").to_string()));
+    out.push_str(&tag("White", record.white_name.as_deref().unwrap_or("?")));
+    out.push_str(&tag("Black", record.black_name.as_deref().unwrap_or("?")));
+    out.push_str(&tag("Result", result));
+    out.push_str(&tag("Variant", variant.key()));
+    out.push_str(&tag("VariantName", variant.display_name()));
+    out.push_str(&tag("GameId", &record.game_id.to_string()));
+    let time_control = record.clock.map_or("-".to_string(), |c| {
+        format!("{}+{}", c.initial_ms / 1000, c.increment_ms / 1000)
+    });
+    out.push_str(&tag("TimeControl", &time_control));
+    if let Some(outcome) = record.outcome {
+        out.push_str(&tag("Termination", outcome.reason.as_str()));
+    }
+    let standard = AnyGame::start(variant).ok().map(|g| g.position());
+    if let Some(position) = &record.start_position {
+        if Some(position) != standard.as_ref() {
+            out.push_str(&tag("SetUp", "1"));
+            out.push_str(&tag("FEN", position));
+        }
+    }
+    if let Some(commitment) = &record.dice_commitment {
+        out.push_str(&tag("DiceCommitment", commitment));
+    }
+    if let Some(seed) = revealed_seed(record) {
+        out.push_str(&tag("DiceSeed", &seed));
+    }
+    out.push('\n');
+    let mut line = String::new();
+    for action in &record.actions {
+        let ply = action.ply.max(1);
+        let number = (ply + 1) / 2;
+        if ply % 2 == 1 {
+            line.push_str(&format!("{number}. "));
+        } else if line.is_empty() {
+            line.push_str(&format!("{number}... "));
+        }
+        line.push_str(&action.human);
+        line.push(' ');
+        if let Some(effects) = action
+            .rolls
+            .as_ref()
+            .and_then(|r| r.get("effects"))
+            .and_then(|e| e.as_array())
+        {
+            let text: Vec<&str> = effects.iter().filter_map(|e| e.as_str()).collect();
+            if !text.is_empty() {
+                line.push_str(&format!("{{{}}} ", text.join("; ").replace('}', ")")));
+            }
+        }
+    }
+    line.push_str(result);
+    // Wrap at 80 columns as PGN readers expect.
+    let mut width = 0;
+    for word in line.split(' ') {
+        if width > 0 && width + word.len() + 1 > 80 {
+            out.push('\n');
+            width = 0;
+        } else if width > 0 {
+            out.push(' ');
+            width += 1;
+        }
+        out.push_str(word);
+        width += word.len();
+    }
+    out.push('\n');
+    out
+}
+
+async fn export_game(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+    let record = state
+        .store
+        .load_game(game_id)
+        .await?
+        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let text = export_text(&record);
+    let disposition = format!("inline; filename=\"oddboard-{game_id}.pgn\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn variants() -> Json<serde_json::Value> {
+    let list: Vec<serde_json::Value> = Variant::ALL
+        .iter()
+        .map(|v| {
+            json!({
+                "id": v.key(),
+                "name": v.display_name(),
+                "playable": v.is_playable(),
+            })
+        })
+        .collect();
+    Json(json!({ "variants": list }))
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/games", post(create_game))
+        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/accept", post(accept_game))
+        .route("/api/users/{name}/games", get(user_games))
+        .route("/games/{id}/export", get(export_game))
+        .route("/api/variants", get(variants))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_are_validated() {
+        assert_eq!(
+            time_control(3.0, 2).ok(),
+            Some(TimeControl {
+                initial_ms: 180_000,
+                increment_ms: 2_000
+            })
+        );
+        assert_eq!(time_control(0.5, 0).ok().map(|t| t.initial_ms), Some(30_000));
+        assert!(time_control(0.0, 0).is_err());
+        assert!(time_control(-1.0, 0).is_err());
+        assert!(time_control(f64::NAN, 0).is_err());
+        assert!(time_control(500.0, 0).is_err());
+        assert!(time_control(5.0, 1000).is_err());
+    }
+}

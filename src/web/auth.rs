@@ -1,0 +1,303 @@
+//! Accounts and sessions: registration and login with argon2id password hashes (hashed on
+//! the blocking pool, never on the async runtime), guest accounts, logout, and the
+//! extractors that turn the session cookie into a user.
+//!
+//! The cookie holds a random 256-bit token; the database stores only its SHA-256, so a
+//! leaked database does not leak sessions.
+
+use super::error::ApiError;
+use super::AppState;
+use crate::store::User;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use axum::extract::{FromRequestParts, State};
+use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "oddboard_session";
+/// How long a session lasts.
+const SESSION_DAYS: i64 = 30;
+
+/// Names nobody may register: they would impersonate the site or collide with routes.
+const RESERVED: &[&str] = &[
+    "admin", "administrator", "root", "system", "oddboard", "server", "api", "guest", "anonymous",
+    "moderator", "mod", "support", "null", "undefined", "lobby", "game", "games", "user", "users",
+    "login", "logout", "register", "me",
+];
+
+/// A validated username: 3–20 characters, ASCII letters, digits, `_` and `-`, starting with a
+/// letter, not reserved, and not starting with `guest` (guest names are handed out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Username(String);
+
+impl Username {
+    /// # Errors
+    /// The name breaks one of the rules above; the error says which.
+    pub fn parse(raw: &str) -> Result<Username, ApiError> {
+        let name = raw.trim();
+        if !(3..=20).contains(&name.chars().count()) {
+            return Err(ApiError::invalid(
+                "invalid_username",
+                "a username has 3 to 20 characters",
+            ));
+        }
+        if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+            return Err(ApiError::invalid(
+                "invalid_username",
+                "a username starts with a letter",
+            ));
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(ApiError::invalid(
+                "invalid_username",
+                "a username has only letters, digits, _ and -",
+            ));
+        }
+        let lower = name.to_ascii_lowercase();
+        if RESERVED.contains(&lower.as_str()) || lower.starts_with("guest") {
+            return Err(ApiError::invalid(
+                "reserved_username",
+                "that username is reserved",
+            ));
+        }
+        Ok(Username(name.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn validate_password(password: &str) -> Result<(), ApiError> {
+    let length = password.chars().count();
+    if !(8..=128).contains(&length) {
+        return Err(ApiError::invalid(
+            "invalid_password",
+            "a password has 8 to 128 characters",
+        ));
+    }
+    Ok(())
+}
+
+async fn hash_password(password: String) -> Result<String, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
+        Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| ApiError::Internal(format!("hashing failed: {e}")))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))?
+}
+
+async fn verify_password(password: String, hash: String) -> Result<bool, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let parsed =
+            PasswordHash::new(&hash).map_err(|e| ApiError::Internal(format!("bad stored hash: {e}")))?;
+        Ok(Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok())
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("verify task failed: {e}")))?
+}
+
+fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.to_string())
+}
+
+/// The signed-in user, or 401 `not_logged_in`.
+#[derive(Clone, Debug)]
+pub struct CurrentUser(pub User);
+
+/// The signed-in user, if any.
+#[derive(Clone, Debug)]
+pub struct MaybeUser(pub Option<User>);
+
+impl FromRequestParts<AppState> for MaybeUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Some(token) = session_token(&parts.headers) else {
+            return Ok(MaybeUser(None));
+        };
+        let user = state
+            .store
+            .session_user(&token_hash(&token), chrono::Utc::now())
+            .await?;
+        Ok(MaybeUser(user))
+    }
+}
+
+impl FromRequestParts<AppState> for CurrentUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        match MaybeUser::from_request_parts(parts, state).await? {
+            MaybeUser(Some(user)) => Ok(CurrentUser(user)),
+            MaybeUser(None) => Err(ApiError::NotLoggedIn),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Credentials {
+    username: String,
+    password: String,
+}
+
+/// What the API says about the signed-in user.
+#[derive(Serialize)]
+struct Me {
+    user_id: uuid::Uuid,
+    username: String,
+    is_guest: bool,
+}
+
+impl From<&User> for Me {
+    fn from(user: &User) -> Self {
+        Me {
+            user_id: user.user_id,
+            username: user.username.clone(),
+            is_guest: user.is_guest,
+        }
+    }
+}
+
+/// Starts a session for `user` and answers with the cookie and the user.
+async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiError> {
+    let token = hex::encode(rand::thread_rng().gen::<[u8; 32]>());
+    let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
+    state
+        .store
+        .create_session(user.user_id, &token_hash(&token), expires)
+        .await?;
+    let cookie = format!(
+        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+        SESSION_DAYS * 86_400
+    );
+    let mut response = Json(Me::from(user)).into_response();
+    let value = HeaderValue::from_str(&cookie).map_err(|e| ApiError::Internal(e.to_string()))?;
+    response.headers_mut().insert(SET_COOKIE, value);
+    Ok(response)
+}
+
+async fn register(State(state): State<AppState>, Json(body): Json<Credentials>) -> Result<Response, ApiError> {
+    let username = Username::parse(&body.username)?;
+    validate_password(&body.password)?;
+    let hash = hash_password(body.password).await?;
+    let user = state
+        .store
+        .create_user(username.as_str(), Some(&hash), false)
+        .await?;
+    start_session(&state, &user).await
+}
+
+async fn login(State(state): State<AppState>, Json(body): Json<Credentials>) -> Result<Response, ApiError> {
+    let user = state
+        .store
+        .user_by_name(body.username.trim())
+        .await?
+        .ok_or(ApiError::BadCredentials)?;
+    let hash = state
+        .store
+        .password_hash(user.user_id)
+        .await?
+        .ok_or(ApiError::BadCredentials)?;
+    if !verify_password(body.password, hash).await? {
+        return Err(ApiError::BadCredentials);
+    }
+    start_session(&state, &user).await
+}
+
+async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
+    // Four digits first, more if the short names run out.
+    for attempt in 0..8u32 {
+        let digits = 4 + attempt / 2;
+        let number = rand::thread_rng().gen_range(0..10u64.pow(digits));
+        let name = format!("Guest{number:0width$}", width = digits as usize);
+        match state.store.create_user(&name, None, true).await {
+            Ok(user) => return start_session(&state, &user).await,
+            Err(crate::store::StoreError::UsernameTaken) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::Internal("no free guest name".into()))
+}
+
+async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if let Some(token) = session_token(&headers) {
+        state.store.delete_session(&token_hash(&token)).await?;
+    }
+    let mut response = Json(serde_json::json!({ "ok": true })).into_response();
+    response.headers_mut().insert(
+        SET_COOKIE,
+        HeaderValue::from_static("oddboard_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"),
+    );
+    Ok(response)
+}
+
+async fn me(CurrentUser(user): CurrentUser) -> Json<Me> {
+    Json(Me::from(&user))
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/auth/register", post(register))
+        .route("/api/auth/login", post(login))
+        .route("/api/auth/guest", post(guest))
+        .route("/api/auth/logout", post(logout))
+        .route("/api/me", get(me))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames_are_validated() {
+        for good in ["alice", "Bob_99", "x-y-z", "abcdefghijklmnopqrst"] {
+            assert!(Username::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "", "ab", "1abc", "_abc", "has space", "héllo", "abcdefghijklmnopqrstu", "admin",
+            "Admin", "guest", "Guest1234", "a<b>",
+        ] {
+            assert!(Username::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            COOKIE,
+            HeaderValue::from_static("a=1; oddboard_session=abc123; b=2"),
+        );
+        assert_eq!(session_token(&headers).as_deref(), Some("abc123"));
+        assert_eq!(session_token(&HeaderMap::new()), None);
+    }
+}

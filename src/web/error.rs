@@ -1,0 +1,108 @@
+//! `ApiError`: the web layer's one error type. Every failure becomes a status code and a JSON
+//! body `{"error": "<stable_snake_case_code>", "message": "<for people>"}`. Server-side
+//! failures are logged with their cause and answered with a generic message.
+
+use crate::game::GameError;
+use crate::store::StoreError;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// No valid session.
+    NotLoggedIn,
+    BadCredentials,
+    UsernameTaken,
+    /// Input that fails validation: a code and an explanation.
+    Invalid {
+        code: &'static str,
+        message: String,
+    },
+    NotFound(&'static str),
+    Game(GameError),
+    Store(StoreError),
+    /// Anything else that went wrong on our side.
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Invalid {
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn status_code_message(&self) -> (StatusCode, &'static str, String) {
+        match self {
+            ApiError::NotLoggedIn => (
+                StatusCode::UNAUTHORIZED,
+                "not_logged_in",
+                "log in or play as a guest first".into(),
+            ),
+            ApiError::BadCredentials => (
+                StatusCode::UNAUTHORIZED,
+                "bad_credentials",
+                "wrong username or password".into(),
+            ),
+            ApiError::UsernameTaken => (
+                StatusCode::CONFLICT,
+                "username_taken",
+                "that username is taken".into(),
+            ),
+            ApiError::Invalid { code, message } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, code, message.clone())
+            }
+            ApiError::NotFound(code) => (StatusCode::NOT_FOUND, code, "not found".into()),
+            ApiError::Game(e) => {
+                let status = match e {
+                    GameError::NotFound => StatusCode::NOT_FOUND,
+                    GameError::Unavailable | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+                    GameError::NotAPlayer => StatusCode::FORBIDDEN,
+                    _ => StatusCode::CONFLICT,
+                };
+                (status, e.code(), e.to_string())
+            }
+            ApiError::Store(StoreError::UsernameTaken) => (
+                StatusCode::CONFLICT,
+                "username_taken",
+                "that username is taken".into(),
+            ),
+            ApiError::Store(StoreError::NotFound) => {
+                (StatusCode::NOT_FOUND, "not_found", "not found".into())
+            }
+            ApiError::Store(_) | ApiError::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "something went wrong on our side".into(),
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, message) = self.status_code_message();
+        if status.is_server_error() {
+            tracing::error!(error = ?self, "request failed");
+        }
+        (status, Json(json!({ "error": code, "message": message }))).into_response()
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::UsernameTaken => ApiError::UsernameTaken,
+            other => ApiError::Store(other),
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> Self {
+        ApiError::Game(e)
+    }
+}

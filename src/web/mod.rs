@@ -1,0 +1,62 @@
+//! HTTP and WebSocket transport (the only layer that knows axum): routes, auth, JSON API,
+//! the game socket, health and metrics. Handlers are thin: they validate input, call the
+//! game layer or the store, and map errors to [`error::ApiError`].
+
+pub mod api;
+pub mod auth;
+pub mod error;
+pub mod protocol;
+pub mod ws;
+
+use crate::game::Games;
+use crate::store::{CommitStats, Store};
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use std::sync::Arc;
+use tokio::sync::watch;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+
+/// Shared state of every handler. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub games: Games,
+    pub commit_stats: Arc<CommitStats>,
+    /// Flips to true when the server begins shutting down; sockets close on it.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
+    match state.store.ping().await {
+        Ok(_) => (axum::http::StatusCode::OK, "ok"),
+        Err(_) => (axum::http::StatusCode::SERVICE_UNAVAILABLE, "database unreachable"),
+    }
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let text = state
+        .games
+        .metrics()
+        .render(&state.commit_stats.snapshot());
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        text,
+    )
+}
+
+/// The whole application's routes.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/ws/game/{id}", get(ws::game_socket))
+        .merge(auth::router())
+        .merge(api::router())
+        .layer(RequestBodyLimitLayer::new(64 * 1024))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

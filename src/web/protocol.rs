@@ -1,0 +1,98 @@
+//! The game WebSocket's wire contract: what clients send ([`ClientMsg`]) and the error
+//! message the server answers bad input with. Server events and snapshots are built by the
+//! game layer (`game::event`, `game::actor::GameView`) and forwarded as they are.
+//!
+//! Every message is a JSON object with a `"t"` field naming its type.
+
+use serde::{Deserialize, Serialize};
+
+/// Messages a client sends on `/ws/game/{id}`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// Play an action; `ply` is the ply it is meant to become (the number of actions played
+    /// so far plus one), which makes a retry idempotent.
+    Act { ply: u32, action: String },
+    Resign,
+    DrawOffer,
+    DrawAccept,
+    DrawDecline,
+    Abort,
+    RematchOffer,
+    RematchAccept,
+    RematchDecline,
+    ClaimVictory,
+    ClaimDraw,
+    /// Catch up after the given version: the missed events, or a snapshot.
+    Sync { v: u64 },
+    Ping,
+}
+
+/// Why a client message was refused. Nothing changed.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErrorMsg<'a> {
+    pub t: &'static str,
+    pub code: &'a str,
+    pub message: &'a str,
+}
+
+impl<'a> ErrorMsg<'a> {
+    pub fn new(code: &'a str, message: &'a str) -> ErrorMsg<'a> {
+        ErrorMsg {
+            t: "error",
+            code,
+            message,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".into())
+    }
+}
+
+/// Parses a client frame, naming the problem when it is not a message we know.
+pub fn parse_client_msg(text: &str) -> Result<ClientMsg, (&'static str, String)> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ("bad_message", format!("not JSON: {e}")))?;
+    let kind = value
+        .get("t")
+        .and_then(|t| t.as_str())
+        .ok_or(("bad_message", "a message needs a string field \"t\"".to_string()))?
+        .to_string();
+    serde_json::from_value(value).map_err(|e| {
+        if e.to_string().contains("unknown variant") {
+            ("unknown_message", format!("unknown message type `{kind}`"))
+        } else {
+            ("bad_message", format!("malformed `{kind}` message: {e}"))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_messages_parse() {
+        assert_eq!(
+            parse_client_msg(r#"{"t":"act","ply":3,"action":"e2e4"}"#),
+            Ok(ClientMsg::Act {
+                ply: 3,
+                action: "e2e4".into()
+            })
+        );
+        assert_eq!(parse_client_msg(r#"{"t":"resign"}"#), Ok(ClientMsg::Resign));
+        assert_eq!(parse_client_msg(r#"{"t":"sync","v":7}"#), Ok(ClientMsg::Sync { v: 7 }));
+    }
+
+    #[test]
+    fn bad_messages_are_named() {
+        let code = |text: &str| parse_client_msg(text).err().map(|(c, _)| c);
+        assert_eq!(code("nonsense"), Some("bad_message"));
+        assert_eq!(code(r#"{"x":1}"#), Some("bad_message"));
+        assert_eq!(code(r#"{"t":"fly"}"#), Some("unknown_message"));
+        assert_eq!(code(r#"{"t":"act","ply":"x","action":"e2e4"}"#), Some("bad_message"));
+        assert_eq!(code(r#"{"t":"act","ply":-1,"action":"e2e4"}"#), Some("bad_message"));
+        assert_eq!(code(r#"{"t":"act","action":"e2e4"}"#), Some("bad_message"));
+    }
+}

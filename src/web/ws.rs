@@ -1,0 +1,199 @@
+//! `/ws/game/{id}`: one task per connection with a single `select!` over the socket, the
+//! game's event stream and shutdown (the mini-redis subscriber shape).
+//!
+//! On connect (`?v=N` to resume after version N) the client gets the events it missed, or a
+//! full snapshot. Frames are parsed into [`ClientMsg`]; anything wrong is answered with an
+//! error message on this socket only and changes nothing.
+
+use super::auth::MaybeUser;
+use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
+use super::AppState;
+use crate::game::{GameError, GameHandle, PlayerRequest};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+use uuid::Uuid;
+
+/// Longest client message we read; longer ones get `frame_too_large` and are ignored.
+pub const MAX_CLIENT_MESSAGE: usize = 4 * 1024;
+/// Frames beyond this close the connection at the protocol level.
+const MAX_FRAME: usize = 64 * 1024;
+
+#[derive(Deserialize)]
+pub struct ResumeQuery {
+    /// The last event version the client saw.
+    v: Option<u64>,
+}
+
+pub async fn game_socket(
+    State(state): State<AppState>,
+    Path(game_id): Path<Uuid>,
+    Query(resume): Query<ResumeQuery>,
+    MaybeUser(user): MaybeUser,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let Some(handle) = state.games.get(game_id) else {
+        return super::error::ApiError::NotFound("game_not_found").into_response();
+    };
+    let viewer = user.map(|u| u.user_id);
+    upgrade
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| async move {
+            let metrics = state.games.metrics().clone();
+            metrics.connections.fetch_add(1, Ordering::Relaxed);
+            handle.presence(viewer, true).await;
+            if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v).await {
+                tracing::debug!(cause = %e, "game socket closed");
+            }
+            handle.presence(viewer, false).await;
+            metrics.connections.fetch_sub(1, Ordering::Relaxed);
+        })
+}
+
+async fn send_text(socket: &mut futures_util::stream::SplitSink<WebSocket, Message>, text: &str) -> Result<(), axum::Error> {
+    socket.send(Message::Text(Utf8Bytes::from(text))).await
+}
+
+async fn serve_socket(
+    socket: WebSocket,
+    state: &AppState,
+    handle: &GameHandle,
+    viewer: Option<Uuid>,
+    since: Option<u64>,
+) -> Result<(), axum::Error> {
+    let (mut sink, mut stream) = socket.split();
+    let mut subscription = match handle.subscribe(viewer, since).await {
+        Ok(s) => s,
+        Err(e) => {
+            send_text(&mut sink, &ErrorMsg::new(e.code(), &e.to_string()).to_json()).await?;
+            return Ok(());
+        }
+    };
+    for message in &subscription.initial {
+        send_text(&mut sink, message).await?;
+    }
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        tokio::select! {
+            frame = stream.next() => {
+                let Some(frame) = frame else { break };
+                match frame? {
+                    Message::Text(text) => {
+                        if let Some(reply) = handle_frame(text.as_str(), handle, viewer).await {
+                            send_text(&mut sink, &reply).await?;
+                        }
+                    }
+                    Message::Binary(_) => {
+                        let error = ErrorMsg::new("bad_message", "send JSON text frames");
+                        send_text(&mut sink, &error.to_json()).await?;
+                    }
+                    Message::Close(_) => break,
+                    Message::Ping(_) | Message::Pong(_) => {}
+                }
+            }
+            event = subscription.events.recv() => match event {
+                Ok(message) => send_text(&mut sink, &message).await?,
+                Err(RecvError::Lagged(_)) => {
+                    // Too slow to keep up: start again from a full snapshot.
+                    let fresh = handle.subscribe(viewer, None).await;
+                    match fresh {
+                        Ok(fresh) => {
+                            subscription = fresh;
+                            for message in &subscription.initial {
+                                send_text(&mut sink, message).await?;
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            },
+            _ = shutdown.changed() => {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Handles one text frame; returns the message to send back to this socket, if any.
+async fn handle_frame(text: &str, handle: &GameHandle, viewer: Option<Uuid>) -> Option<String> {
+    if text.len() > MAX_CLIENT_MESSAGE {
+        let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
+        return Some(ErrorMsg::new("frame_too_large", &message).to_json());
+    }
+    let message = match parse_client_msg(text) {
+        Ok(message) => message,
+        Err((code, message)) => return Some(ErrorMsg::new(code, &message).to_json()),
+    };
+    let request = match message {
+        ClientMsg::Ping => return Some("{\"t\":\"pong\"}".to_string()),
+        ClientMsg::Sync { v } => {
+            return match handle.subscribe(viewer, Some(v)).await {
+                // Only the catch-up messages matter here; the live stream is already flowing.
+                Ok(sub) => Some(join_messages(&sub.initial)),
+                Err(e) => Some(ErrorMsg::new(e.code(), &e.to_string()).to_json()),
+            };
+        }
+        ClientMsg::Act { ply, action } => {
+            let Some(user_id) = viewer else {
+                return Some(not_a_player());
+            };
+            return handle
+                .act(user_id, ply, action)
+                .await
+                .err()
+                .map(|e| error_json(&e));
+        }
+        ClientMsg::Resign => PlayerRequest::Resign,
+        ClientMsg::DrawOffer => PlayerRequest::OfferDraw,
+        ClientMsg::DrawAccept => PlayerRequest::AcceptDraw,
+        ClientMsg::DrawDecline => PlayerRequest::DeclineDraw,
+        ClientMsg::Abort => PlayerRequest::Abort,
+        ClientMsg::RematchOffer => PlayerRequest::OfferRematch,
+        ClientMsg::RematchAccept => PlayerRequest::AcceptRematch,
+        ClientMsg::RematchDecline => PlayerRequest::DeclineRematch,
+        ClientMsg::ClaimVictory => PlayerRequest::ClaimVictory,
+        ClientMsg::ClaimDraw => PlayerRequest::ClaimDraw,
+    };
+    let Some(user_id) = viewer else {
+        return Some(not_a_player());
+    };
+    handle
+        .request(user_id, request)
+        .await
+        .err()
+        .map(|e| error_json(&e))
+}
+
+fn not_a_player() -> String {
+    ErrorMsg::new("not_a_player", "you are not playing in this game").to_json()
+}
+
+fn error_json(error: &GameError) -> String {
+    if let GameError::Store(cause) = error {
+        tracing::error!(cause = %cause, "storing an action failed");
+    }
+    ErrorMsg::new(error.code(), &error.to_string()).to_json()
+}
+
+/// Several messages as one JSON array frame (`{"t":"batch","messages":[…]}`), so a catch-up
+/// arrives in a single frame in order.
+fn join_messages(messages: &[Arc<str>]) -> String {
+    let mut out = String::from("{\"t\":\"batch\",\"messages\":[");
+    for (i, message) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(message);
+    }
+    out.push_str("]}");
+    out
+}

@@ -1,0 +1,106 @@
+//! The server binary is killed with SIGKILL in the middle of a game and started again: every
+//! acknowledged action must be there, and the game must go on to its end.
+
+use crate::server::{choose, database_url_named, drop_database, Player, Watcher};
+use oddboard::client::Client;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18_080)
+}
+
+fn start_server(port: u16, database_url: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_oddboard"))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env("DATABASE_URL", database_url)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start the server binary: {e}"))
+}
+
+async fn wait_healthy(addr: &str) {
+    for _ in 0..200 {
+        let mut client = Client::new(addr);
+        if let Ok(response) = client.get("/healthz").await {
+            if response.status == 200 {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the server at {addr} did not become healthy");
+}
+
+async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
+    for _ in 0..plies {
+        if white.outcome.is_some() {
+            return;
+        }
+        let ply = white.ply;
+        let mover = if white.is_my_turn() { &mut *white } else { &mut *black };
+        let action = choose(&mover.legal, ply);
+        mover.act(&action).await;
+        white.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+        black.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
+    let database = format!("oddboard_crash_{}", uuid::Uuid::new_v4().simple());
+    let database_url = database_url_named(&database);
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = start_server(port, &database_url);
+    wait_healthy(&addr).await;
+
+    let mut alice = Player { name: String::new(), client: Client::new(addr.clone()) };
+    let mut bob = Player { name: String::new(), client: Client::new(addr.clone()) };
+    alice.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    bob.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    let game_id = alice
+        .create_game("suicide", serde_json::json!({ "minutes": 10, "increment": 5 }), "white")
+        .await;
+    bob.accept(&game_id).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play(&mut white, &mut black, 7).await;
+    let acknowledged = white.moves.clone();
+    assert_eq!(acknowledged.len(), 7);
+
+    server.kill().unwrap_or_else(|e| panic!("cannot kill the server: {e}"));
+    let _ = server.wait();
+
+    let mut server = start_server(port, &database_url);
+    wait_healthy(&addr).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    assert_eq!(white.moves, acknowledged, "every acknowledged action survives");
+    assert_eq!(white.status, "active");
+    // The clock of the side to move was not charged for the downtime: the stored readings hold.
+    for _ in 0..400 {
+        if white.outcome.is_some() {
+            break;
+        }
+        play(&mut white, &mut black, 1).await;
+    }
+    if white.outcome.is_none() {
+        white.send(serde_json::json!({ "t": "resign" })).await;
+        white.read_until(|w| w.outcome.is_some()).await;
+    }
+    let mut client = Client::new(addr.clone());
+    let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}")).json();
+    assert_eq!(record["status"], "finished");
+    let stored = record["actions"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(stored, white.moves.len());
+
+    let _ = server.kill();
+    let _ = server.wait();
+    drop_database(&database).await;
+}

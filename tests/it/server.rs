@@ -1,0 +1,331 @@
+//! Test support: a real server on 127.0.0.1:0 with its own fresh database, players that sign
+//! in as guests and follow a game over the WebSocket, and a simple playing policy.
+
+use oddboard::app::App;
+use oddboard::client::{expect_ok, Client, GameSocket};
+use oddboard::config::Config;
+use oddboard::game::GameSettings;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How long a test waits for any single message.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// The PostgreSQL server the tests use (the database name in it is replaced per test).
+pub fn base_database_url() -> String {
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@localhost:5432/oddboard_test".to_string())
+}
+
+/// `base` with its database name replaced.
+pub fn database_url_named(name: &str) -> String {
+    let base = base_database_url();
+    match base.rfind('/') {
+        Some(slash) => format!("{}/{name}", &base[..slash]),
+        None => base,
+    }
+}
+
+/// Settings with short limits so tests of timeouts run quickly.
+pub fn fast_settings() -> GameSettings {
+    GameSettings {
+        first_move_limit: Duration::from_secs(30),
+        linger_after_end: Duration::from_secs(60),
+        min_claim_delay: Duration::from_millis(300),
+        max_claim_delay: Duration::from_millis(300),
+    }
+}
+
+/// A running server with its own database.
+pub struct TestServer {
+    pub addr: String,
+    pub database_url: String,
+    database_name: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Starts a server on a fresh database.
+    pub async fn start(settings: GameSettings) -> TestServer {
+        let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
+        TestServer::start_on(&name, settings).await
+    }
+
+    /// Starts a server on the named database (created if missing).
+    pub async fn start_on(database_name: &str, settings: GameSettings) -> TestServer {
+        let database_url = database_url_named(database_name);
+        let config = Config {
+            bind_addr: "127.0.0.1:0".into(),
+            database_url: database_url.clone(),
+            static_dir: "static".into(),
+        };
+        let app = App::build(&config, settings)
+            .await
+            .unwrap_or_else(|e| panic!("server did not build: {e}"));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("cannot bind: {e}"));
+        let addr = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _ = app
+                .run(listener, async move {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        TestServer {
+            addr,
+            database_url,
+            database_name: database_name.to_string(),
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(self.addr.clone())
+    }
+
+    /// A new guest player.
+    pub async fn guest(&self) -> Player {
+        let mut client = self.client();
+        let me = client
+            .guest()
+            .await
+            .unwrap_or_else(|e| panic!("guest login failed: {e}"));
+        Player {
+            name: me["username"].as_str().unwrap_or_default().to_string(),
+            client,
+        }
+    }
+
+    /// Stops the server and drops its database.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
+        }
+        drop_database(&self.database_name).await;
+    }
+}
+
+/// Drops a test database, disconnecting anyone still on it.
+pub async fn drop_database(name: &str) {
+    if let Ok(pool) = sqlx::PgPool::connect(&database_url_named("postgres")).await {
+        let _ = sqlx::query(&format!("drop database if exists \"{name}\" with (force)"))
+            .execute(&pool)
+            .await;
+        pool.close().await;
+    }
+}
+
+/// A signed-in player.
+pub struct Player {
+    pub name: String,
+    pub client: Client,
+}
+
+impl Player {
+    /// Creates an open challenge and returns its id.
+    pub async fn create_game(&mut self, variant: &str, clock: Value, color: &str) -> String {
+        let response = self
+            .client
+            .post(
+                "/api/games",
+                &json!({ "variant": variant, "clock": clock, "color": color }),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        expect_ok(&response).unwrap_or_else(|e| panic!("create game: {e}"));
+        response.json()["game_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    pub async fn accept(&mut self, game_id: &str) {
+        let response = self
+            .client
+            .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        expect_ok(&response).unwrap_or_else(|e| panic!("accept: {e}"));
+    }
+
+    /// Opens the game socket and reads the first snapshot.
+    pub async fn watch(&self, game_id: &str) -> Watcher {
+        let socket = self
+            .client
+            .connect_game(game_id, None)
+            .await
+            .unwrap_or_else(|e| panic!("connect: {e}"));
+        let mut watcher = Watcher::new(socket);
+        watcher.read_until(|w| w.version.is_some()).await;
+        watcher
+    }
+}
+
+/// What one connection knows about a game, kept up to date from the messages it reads.
+pub struct Watcher {
+    pub socket: GameSocket,
+    pub version: Option<u64>,
+    pub ply: u64,
+    pub legal: Vec<String>,
+    pub turn: String,
+    pub you: Option<String>,
+    pub status: String,
+    pub outcome: Option<Value>,
+    pub moves: Vec<String>,
+    pub errors: Vec<Value>,
+    pub events: Vec<Value>,
+}
+
+impl Watcher {
+    pub fn new(socket: GameSocket) -> Watcher {
+        Watcher {
+            socket,
+            version: None,
+            ply: 0,
+            legal: Vec::new(),
+            turn: String::new(),
+            you: None,
+            status: String::new(),
+            outcome: None,
+            moves: Vec::new(),
+            errors: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    fn absorb_rules(&mut self, rules: &Value) {
+        self.legal = rules["legal_actions"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        self.turn = rules["turn"].as_str().unwrap_or_default().to_string();
+        if let Some(outcome) = rules.get("outcome").filter(|o| !o.is_null()) {
+            self.outcome = Some(outcome.clone());
+        }
+    }
+
+    /// Applies one server message; checks that versions arrive in order without gaps.
+    pub fn absorb(&mut self, message: &Value) {
+        match message["t"].as_str() {
+            Some("snapshot") => {
+                let game = &message["game"];
+                self.version = message["v"].as_u64();
+                self.absorb_rules(&game["rules"]);
+                self.moves = game["moves"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|m| m["machine"].as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+                self.ply = self.moves.len() as u64;
+                self.you = game["you"].as_str().map(str::to_string);
+                self.status = game["status"].as_str().unwrap_or_default().to_string();
+                self.outcome = game.get("outcome").filter(|o| !o.is_null()).cloned();
+            }
+            Some("event") => {
+                let v = message["v"].as_u64().unwrap_or(0);
+                if let Some(seen) = self.version {
+                    assert_eq!(v, seen + 1, "event versions must not skip: {message}");
+                }
+                self.version = Some(v);
+                self.events.push(message.clone());
+                match message["kind"].as_str() {
+                    Some("started") => {
+                        self.status = "active".into();
+                        self.absorb_rules(&message["rules"]);
+                    }
+                    Some("action") => {
+                        self.ply = message["ply"].as_u64().unwrap_or(self.ply);
+                        self.moves
+                            .push(message["machine"].as_str().unwrap_or_default().to_string());
+                        self.absorb_rules(&message["rules"]);
+                    }
+                    Some("ended") => {
+                        self.status = "finished".into();
+                        self.outcome = Some(message["outcome"].clone());
+                        self.legal.clear();
+                    }
+                    _ => {}
+                }
+            }
+            Some("batch") => {
+                if let Some(messages) = message["messages"].as_array() {
+                    for m in messages.clone() {
+                        self.absorb(&m);
+                    }
+                }
+            }
+            Some("error") => self.errors.push(message.clone()),
+            _ => {}
+        }
+    }
+
+    /// Reads messages until `done` holds.
+    pub async fn read_until(&mut self, mut done: impl FnMut(&Watcher) -> bool) {
+        while !done(self) {
+            let message = self
+                .socket
+                .next(WAIT)
+                .await
+                .unwrap_or_else(|e| panic!("waiting for the game: {e}"));
+            self.absorb(&message);
+        }
+    }
+
+    /// Reads the next message and returns it (after absorbing it).
+    pub async fn next(&mut self) -> Value {
+        let message = self
+            .socket
+            .next(WAIT)
+            .await
+            .unwrap_or_else(|e| panic!("waiting for a message: {e}"));
+        self.absorb(&message);
+        message
+    }
+
+    /// Sends an action for the next ply.
+    pub async fn act(&mut self, action: &str) {
+        let message = json!({ "t": "act", "ply": self.ply + 1, "action": action });
+        self.socket
+            .send(&message)
+            .await
+            .unwrap_or_else(|e| panic!("send: {e}"));
+    }
+
+    /// Sends any message.
+    pub async fn send(&mut self, message: Value) {
+        self.socket
+            .send(&message)
+            .await
+            .unwrap_or_else(|e| panic!("send: {e}"));
+    }
+
+    /// Waits for the next error message.
+    pub async fn expect_error(&mut self, code: &str) {
+        let before = self.errors.len();
+        self.read_until(|w| w.errors.len() > before).await;
+        let got = self.errors.last().cloned().unwrap_or_default();
+        assert_eq!(got["code"], code, "expected error {code}, got {got}");
+    }
+
+    pub fn is_my_turn(&self) -> bool {
+        self.you.as_deref() == Some(self.turn.as_str()) && !self.legal.is_empty() && self.outcome.is_none()
+    }
+}
+
+/// A deterministic choice among legal actions: spreads over the list by ply so that games
+/// differ between variants but replay identically.
+pub fn choose(legal: &[String], ply: u64) -> String {
+    let index = (ply as usize * 7 + 3) % legal.len().max(1);
+    legal.get(index).cloned().unwrap_or_default()
+}

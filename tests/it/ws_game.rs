@@ -1,0 +1,244 @@
+//! Real WebSocket clients play whole games against a real server and database: every
+//! playable variant to its end with a spectator and a reconnect, every other kind of ending,
+//! and every kind of bad input.
+
+use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use oddboard::rules::Variant;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Plies after which a test game is ended by resignation if the rules have not ended it.
+const PLY_CAP: u64 = 300;
+
+/// Creates a game (creator White), has the other player accept, and returns the id.
+async fn start_game(white: &mut Player, black: &mut Player, variant: &str, clock: Value) -> String {
+    let game_id = white.create_game(variant, clock, "white").await;
+    black.accept(&game_id).await;
+    game_id
+}
+
+/// Lets both players move by `choose` until the game ends or `until_ply` is reached; every
+/// watcher follows along.
+async fn play_until(players: &mut [&mut Watcher; 2], others: &mut [&mut Watcher], until_ply: u64) {
+    loop {
+        let ply = players[0].ply;
+        if players[0].outcome.is_some() || ply >= until_ply {
+            return;
+        }
+        let mover = if players[0].is_my_turn() { 0 } else { 1 };
+        assert!(
+            players[mover].is_my_turn(),
+            "nobody can move at ply {ply}: {:?}",
+            players[mover].events.last()
+        );
+        let action = choose(&players[mover].legal, ply);
+        players[mover].act(&action).await;
+        for watcher in players.iter_mut() {
+            watcher.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+        }
+        for watcher in others.iter_mut() {
+            watcher.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnect() {
+    let server = TestServer::start(fast_settings()).await;
+    for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
+        let mut alice = server.guest().await;
+        let mut bob = server.guest().await;
+        let carol = server.guest().await;
+        let game_id = start_game(&mut alice, &mut bob, variant.key(), Value::Null).await;
+        let mut white = alice.watch(&game_id).await;
+        let mut black = bob.watch(&game_id).await;
+        let mut spectator = carol.watch(&game_id).await;
+        assert_eq!(white.you.as_deref(), Some("white"));
+        assert_eq!(black.you.as_deref(), Some("black"));
+        assert_eq!(spectator.you, None);
+
+        play_until(&mut [&mut white, &mut black], &mut [&mut spectator], 6).await;
+
+        // Black drops off and comes back with the last version it saw.
+        let seen = black.version;
+        let old = std::mem::replace(&mut black, Watcher::new(bob.client.connect_game(&game_id, seen).await.unwrap_or_else(|e| panic!("{e}"))));
+        black.version = seen;
+        black.ply = old.ply;
+        black.you = old.you.clone();
+        black.legal = old.legal.clone();
+        black.turn = old.turn.clone();
+        black.moves = old.moves.clone();
+        old.socket.close().await;
+        // White moves while Black reconnects; Black must catch up from its version.
+        play_until(&mut [&mut white, &mut black], &mut [&mut spectator], 8).await;
+        black.socket.send(&json!({ "t": "sync", "v": black.version.unwrap_or(0) })).await.unwrap_or_else(|e| panic!("{e}"));
+        let catch_up = black.next().await;
+        assert_eq!(catch_up["t"], "batch", "{catch_up}");
+
+        play_until(&mut [&mut white, &mut black], &mut [&mut spectator], PLY_CAP).await;
+        if white.outcome.is_none() {
+            white.send(json!({ "t": "resign" })).await;
+            for watcher in [&mut white, &mut black, &mut spectator] {
+                watcher.read_until(|w| w.outcome.is_some()).await;
+            }
+        }
+        let outcome = white.outcome.clone().unwrap_or_default();
+        assert_eq!(black.outcome.as_ref(), Some(&outcome), "{variant}");
+        assert_eq!(spectator.outcome.as_ref(), Some(&outcome), "{variant}");
+        assert_eq!(white.moves, spectator.moves, "{variant}");
+        assert_eq!(black.moves, white.moves, "{variant}");
+
+        // The stored record has every action the players were told about.
+        let mut client = server.client();
+        let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(record.status, 200);
+        let record = record.json();
+        let stored: Vec<&str> = record["actions"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x["machine"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(stored, white.moves, "{variant}");
+        assert_eq!(record["status"], "finished");
+        let export = client.get(&format!("/games/{game_id}/export")).await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(export.body.contains(&format!("[Variant \"{}\"]", variant.key())), "{}", export.body);
+        assert!(export.body.contains(&format!("[Result \"{}\"]", record["result"].as_str().unwrap_or("?"))));
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+
+    // Resignation.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    white.send(json!({ "t": "resign" })).await;
+    black.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(black.outcome, Some(json!({ "winner": "black", "reason": "resignation" })));
+
+    // Draw by agreement, after a declined offer.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    white.send(json!({ "t": "draw_offer" })).await;
+    black.read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_offered")).await;
+    black.send(json!({ "t": "draw_decline" })).await;
+    white.read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_declined")).await;
+    black.send(json!({ "t": "draw_accept" })).await;
+    black.expect_error("no_draw_offer").await;
+    black.send(json!({ "t": "draw_offer" })).await;
+    white.read_until(|w| w.events.iter().filter(|e| e["kind"] == "draw_offered").count() == 2).await;
+    white.send(json!({ "t": "draw_accept" })).await;
+    black.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(black.outcome, Some(json!({ "winner": null, "reason": "agreement" })));
+
+    // Abort is allowed before both sides have moved, refused after.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    white.send(json!({ "t": "abort" })).await;
+    white.expect_error("too_late_to_abort").await;
+    let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    white.send(json!({ "t": "abort" })).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(white.outcome, Some(json!({ "winner": null, "reason": "aborted" })));
+
+    // Flag: 1.2 seconds each, no increment; White runs out after both first moves.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", json!({ "minutes": 0.02, "increment": 0 })).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(white.outcome, Some(json!({ "winner": "black", "reason": "timeout" })));
+
+    // Abandonment: Black leaves; after the claim delay White claims the win.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    white.send(json!({ "t": "claim_victory" })).await;
+    white.expect_error("opponent_present").await;
+    black.socket.close().await;
+    white.read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone")).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    white.send(json!({ "t": "claim_victory" })).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(white.outcome, Some(json!({ "winner": "white", "reason": "abandoned" })));
+
+    // Rematch from the finished game: colours swap.
+    white.send(json!({ "t": "rematch_offer" })).await;
+    let mut black = bob.watch(&game_id).await;
+    black.send(json!({ "t": "rematch_accept" })).await;
+    let rematch = black
+        .socket
+        .wait_for(WAIT, |m| m["kind"] == "rematch")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let new_id = rematch["game_id"].as_str().unwrap_or_default().to_string();
+    let new_black = alice.watch(&new_id).await;
+    assert_eq!(new_black.you.as_deref(), Some("black"));
+    assert_eq!(new_black.status, "active");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_an_error_and_changes_nothing() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let carol = server.guest().await;
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    let mut spectator = carol.watch(&game_id).await;
+
+    white.socket.send_text("this is not json".into()).await.unwrap_or_else(|e| panic!("{e}"));
+    white.expect_error("bad_message").await;
+    white.send(json!({ "t": "teleport" })).await;
+    white.expect_error("unknown_message").await;
+    white.send(json!({ "t": "act", "ply": "one", "action": "e2e4" })).await;
+    white.expect_error("bad_message").await;
+    white.socket.send_text(format!("{{\"t\":\"act\",\"ply\":1,\"action\":\"{}\"}}", "x".repeat(5000))).await.unwrap_or_else(|e| panic!("{e}"));
+    white.expect_error("frame_too_large").await;
+    white.send(json!({ "t": "act", "ply": 1, "action": "e2e5" })).await;
+    white.expect_error("illegal_action").await;
+    white.send(json!({ "t": "act", "ply": 1, "action": "zz" })).await;
+    white.expect_error("bad_notation").await;
+    black.send(json!({ "t": "act", "ply": 1, "action": "e7e5" })).await;
+    black.expect_error("not_your_turn").await;
+    spectator.send(json!({ "t": "act", "ply": 1, "action": "e2e4" })).await;
+    spectator.expect_error("not_a_player").await;
+    spectator.send(json!({ "t": "resign" })).await;
+    spectator.expect_error("not_a_player").await;
+    white.send(json!({ "t": "act", "ply": 3, "action": "e2e4" })).await;
+    white.expect_error("wrong_ply").await;
+
+    // Nothing above changed the game.
+    assert_eq!(white.ply, 0);
+    white.act("e2e4").await;
+    white.read_until(|w| w.ply == 1).await;
+    // A retry of the same action for the same ply is a duplicate.
+    white.send(json!({ "t": "act", "ply": 1, "action": "e2e4" })).await;
+    white.expect_error("duplicate_action").await;
+    // Forced capture: after e4 d5, a quiet move is refused with the rules' reason.
+    black.read_until(|w| w.ply == 1).await;
+    black.act("d7d5").await;
+    white.read_until(|w| w.ply == 2).await;
+    white.act("a2a3").await;
+    white.expect_error("must_capture").await;
+
+    let mut client = server.client();
+    let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}")).json();
+    assert_eq!(record["actions"].as_array().map(Vec::len), Some(2));
+    // The event log never advanced for the refusals: the spectator saw exactly 2 actions.
+    spectator.read_until(|w| w.ply == 2).await;
+    assert_eq!(spectator.events.iter().filter(|e| e["kind"] == "action").count(), 2);
+    server.stop().await;
+}
