@@ -1108,7 +1108,6 @@ impl Drehs {
                     }
                 }
                 report.progress = true;
-                squares.sort();
             }
         }
         self.update_castling();
