@@ -182,7 +182,7 @@ fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
     if args.record {
         let actions: Vec<String> = args.words.iter().skip(1).cloned().collect();
         let record = record::record_game(seed, game_id, args.fen.as_deref(), &actions)
-            .map_err(Failure::bad)?;
+            .map_err(|e| Failure::bad(e.to_string()))?;
         let json =
             serde_json::to_string_pretty(&record).map_err(|e| Failure::bad(e.to_string()))?;
         return writeln!(out, "{json}").map_err(|e| Failure::bad(e.to_string()));

@@ -354,13 +354,6 @@ impl Drehs {
         key
     }
 
-    fn king_square(&self, color: Color) -> Option<Coord> {
-        self.board
-            .occupied()
-            .find(|(_, u)| u.piece == Piece::new(color, Role::King))
-            .map(|(c, _)| c)
-    }
-
     /// The other pawn of the dyad `c`'s pawn belongs to, if any. Pawns of one colour standing
     /// side by side off their initial rank pair up from the a-file side of each run.
     fn dyad_partner(&self, c: Coord) -> Option<Coord> {
@@ -434,8 +427,16 @@ impl Drehs {
     /// The game is over by a rule that needs no move generation: a dead king, fifty moves or
     /// threefold repetition.
     fn static_outcome(&self) -> Option<Outcome> {
+        let mut kings = [false; 2];
+        for (_, unit) in self.board.occupied() {
+            if unit.piece.role == Role::King {
+                if let Some(alive) = kings.get_mut(unit.piece.color.index()) {
+                    *alive = true;
+                }
+            }
+        }
         for color in Color::ALL {
-            if self.king_square(color).is_none() {
+            if kings.get(color.index()) == Some(&false) {
                 return Some(Outcome::win(color.other(), EndReason::KingKilled));
             }
         }
@@ -1108,7 +1109,6 @@ impl Drehs {
                     }
                 }
                 report.progress = true;
-                squares.sort();
             }
         }
         self.update_castling();

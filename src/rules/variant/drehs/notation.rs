@@ -15,11 +15,20 @@
 //!   original bishop is dead and may still return.
 //! - `next-roll`: the index of the next die the game rolls (see [`crate::rules::dice`]).
 //!
-//! Actions (machine form; human form in brackets): `e2e4` move [`e2-e4`], `e7e8q` promotion
-//! [`e7-e8=Q`], `e1g1` castling [`O-O`], `d1xd7` attack [`Qd1xd7`], `e7xd8n` attack that
-//! promotes on a kill [`e7xd8=N`], `g1@e5` teleport [`Ng1@e5`], `g1@e5xf7` teleport and attack
-//! [`Ng1@e5xf7`], `a1^a5` cannon [`Ra1^a5`], `return:c1` bishop return [`Bc1 returns`],
-//! `heal:e1` king heal [`Ke1 heals`].
+//! Actions, machine form then human form:
+//!
+//! | action | machine | human |
+//! | --- | --- | --- |
+//! | move | `e2e4` | `e2-e4` |
+//! | promotion | `e7e8q` | `e7-e8=Q` |
+//! | castling | `e1g1` | `O-O` |
+//! | attack | `d1xd7` | `Qd1xd7` |
+//! | attack that promotes on a kill | `e7xd8n` | `e7xd8=N` |
+//! | teleport | `g1@e5` | `Ng1@e5` |
+//! | teleport and attack | `g1@e5xf7` | `Ng1@e5xf7` |
+//! | cannon | `a1^a5` | `Ra1^a5` |
+//! | bishop return | `return:c1` | `Bc1 returns` |
+//! | king heal | `heal:e1` | `Ke1 heals` |
 
 use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,

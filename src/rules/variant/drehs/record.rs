@@ -75,6 +75,19 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// Why a game could not be recorded: a bad start position, or an action (numbered from 1)
+/// that does not parse or is not legal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordError(pub String);
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RecordError {}
+
 /// What a successful verification found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
@@ -103,7 +116,8 @@ fn describe_roll(roll: &RollRecord) -> String {
 }
 
 /// Plays `actions` from `start_position` (the start position when None) with the given dice
-/// and writes the record the server would export.
+/// and writes the record the server exports: at the end of a game it needs only the seed, the
+/// game id, the start position and the actions it stored.
 ///
 /// # Errors
 /// A bad start position, or an action that does not parse or is not legal (its number, from 1,
@@ -113,9 +127,9 @@ pub fn record_game(
     game_id: &str,
     start_position: Option<&str>,
     actions: &[String],
-) -> Result<GameRecord, String> {
+) -> Result<GameRecord, RecordError> {
     let mut game = match start_position {
-        Some(text) => Drehs::from_position(text).map_err(|e| e.to_string())?,
+        Some(text) => Drehs::from_position(text).map_err(|e| RecordError(e.to_string()))?,
         None => Drehs::start(),
     };
     game.set_dice(seed, game_id);
@@ -124,10 +138,10 @@ pub fn record_game(
     for (number, text) in actions.iter().enumerate() {
         let action = game
             .parse_action(text)
-            .map_err(|e| format!("action {} `{text}`: {e}", number + 1))?;
+            .map_err(|e| RecordError(format!("action {} `{text}`: {e}", number + 1)))?;
         let human = game.action_to_human(&action);
         game.apply(&action)
-            .map_err(|e| format!("action {} `{text}` refused: {e}", number + 1))?;
+            .map_err(|e| RecordError(format!("action {} `{text}` refused: {e}", number + 1)))?;
         recorded.push(RecordedAction {
             action: game.action_to_machine(&action),
             human: Some(human),
