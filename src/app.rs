@@ -23,7 +23,10 @@ impl App {
     ///
     /// # Errors
     /// The database cannot be reached or migrated.
-    pub async fn build(config: &Config, settings: GameSettings) -> Result<App, crate::store::StoreError> {
+    pub async fn build(
+        config: &Config,
+        settings: GameSettings,
+    ) -> Result<App, crate::store::StoreError> {
         let store = Store::connect(&config.database_url).await?;
         let writer = ActionWriter::spawn(store.clone());
         let commit_stats = writer.stats();
@@ -49,7 +52,11 @@ impl App {
     ///
     /// # Errors
     /// The listener fails.
-    pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
         let router = web::router(self.state.clone());
         let shutdown_tx = self.shutdown_tx;
         axum::serve(listener, router)

@@ -3,6 +3,7 @@
 //! tokio-tungstenite. The load tool and the integration tests use it to talk to a running
 //! server exactly as a browser would.
 
+use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -11,7 +12,6 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use futures_util::{SinkExt, StreamExt};
 
 /// A failed request: transport trouble, or an answer we could not read.
 #[derive(Debug)]
@@ -71,7 +71,12 @@ impl Client {
     ///
     /// # Errors
     /// Connection failures and unreadable responses.
-    pub async fn request(&mut self, method: &str, path: &str, body: Option<&Value>) -> Result<HttpResponse, ClientError> {
+    pub async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<HttpResponse, ClientError> {
         let mut stream = TcpStream::connect(&self.addr).await.map_err(err)?;
         let payload = body.map(|b| b.to_string()).unwrap_or_default();
         let mut head = format!(
@@ -119,7 +124,11 @@ impl Client {
     }
 
     /// Opens the game WebSocket, resuming after version `since` if given.
-    pub async fn connect_game(&self, game_id: &str, since: Option<u64>) -> Result<GameSocket, ClientError> {
+    pub async fn connect_game(
+        &self,
+        game_id: &str,
+        since: Option<u64>,
+    ) -> Result<GameSocket, ClientError> {
         let query = since.map(|v| format!("?v={v}")).unwrap_or_default();
         let url = format!("ws://{}/ws/game/{game_id}{query}", self.addr);
         let mut request = url.into_client_request().map_err(err)?;
@@ -128,7 +137,9 @@ impl Client {
                 .headers_mut()
                 .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
         }
-        let (ws, _) = tokio_tungstenite::connect_async(request).await.map_err(err)?;
+        let (ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .map_err(err)?;
         Ok(GameSocket { ws })
     }
 }
@@ -236,7 +247,11 @@ impl GameSocket {
     }
 
     /// Reads messages until one satisfies `accept`, returning it.
-    pub async fn wait_for(&mut self, wait: Duration, mut accept: impl FnMut(&Value) -> bool) -> Result<Value, ClientError> {
+    pub async fn wait_for(
+        &mut self,
+        wait: Duration,
+        mut accept: impl FnMut(&Value) -> bool,
+    ) -> Result<Value, ClientError> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -85,10 +85,11 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
     let mut options = LoadOptions::default();
     let mut iter = args.iter();
     while let Some(flag) = iter.next() {
-        let value = iter
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value"))?;
-        let number = |v: &str| v.parse::<f64>().map_err(|_| format!("{flag}: `{v}` is not a number"));
+        let value = iter.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let number = |v: &str| {
+            v.parse::<f64>()
+                .map_err(|_| format!("{flag}: `{v}` is not a number"))
+        };
         match flag.as_str() {
             "--addr" => options.addr = value.clone(),
             "--games" => options.games = number(value)?.max(1.0) as usize,
@@ -151,7 +152,11 @@ impl Side {
         self.turn = rules["turn"].as_str().unwrap_or_default().to_string();
         self.legal = rules["legal_actions"]
             .as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
     }
 
@@ -168,7 +173,11 @@ impl Side {
     }
 }
 
-async fn new_game(white: &mut Client, black: &mut Client, variant: &str) -> Result<(Side, Side), ClientError> {
+async fn new_game(
+    white: &mut Client,
+    black: &mut Client,
+    variant: &str,
+) -> Result<(Side, Side), ClientError> {
     let created = white
         .post(
             "/api/games",
@@ -202,7 +211,12 @@ async fn new_game(white: &mut Client, black: &mut Client, variant: &str) -> Resu
     Ok((white_side, black_side))
 }
 
-async fn drive_game(options: Arc<LoadOptions>, shared: Arc<Shared>, deadline: Instant, index: usize) -> Result<(), ClientError> {
+async fn drive_game(
+    options: Arc<LoadOptions>,
+    shared: Arc<Shared>,
+    deadline: Instant,
+    index: usize,
+) -> Result<(), ClientError> {
     let mut white = Client::new(options.addr.clone());
     let mut black = Client::new(options.addr.clone());
     white.guest().await?;
@@ -211,7 +225,8 @@ async fn drive_game(options: Arc<LoadOptions>, shared: Arc<Shared>, deadline: In
         .rate
         .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
     // Spread the paced games' first moves over one interval.
-    let mut next_move = Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
+    let mut next_move =
+        Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
     while Instant::now() < deadline {
         let (mut w, mut b) = new_game(&mut white, &mut black, &options.variant).await?;
         loop {
@@ -227,7 +242,11 @@ async fn drive_game(options: Arc<LoadOptions>, shared: Arc<Shared>, deadline: In
                 next_move += interval;
             }
             let ply = w.ply;
-            let (mover, opponent) = if w.turn == "white" { (&mut w, &mut b) } else { (&mut b, &mut w) };
+            let (mover, opponent) = if w.turn == "white" {
+                (&mut w, &mut b)
+            } else {
+                (&mut b, &mut w)
+            };
             let index = (ply as usize * 7 + 3) % mover.legal.len().max(1);
             let action = mover.legal.get(index).cloned().unwrap_or_default();
             let sent = Instant::now();
@@ -324,12 +343,21 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
     }
     // Sample the server while the load is on.
     tokio::time::sleep(options.duration.mul_f64(0.8)).await;
-    let metrics_text = probe.get("/metrics").await.map(|r| r.body).unwrap_or_default();
+    let metrics_text = probe
+        .get("/metrics")
+        .await
+        .map(|r| r.body)
+        .unwrap_or_default();
     for task in tasks {
         let _ = task.await;
     }
     let seconds = started.elapsed().as_secs_f64();
-    let mut latencies = std::mem::take(&mut *shared.latencies_us.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut latencies = std::mem::take(
+        &mut *shared
+            .latencies_us
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()),
+    );
     latencies.sort_unstable();
     let moves = shared.moves.load(Ordering::Relaxed);
     let report = LoadReport {
@@ -343,7 +371,8 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         games_finished: shared.finished.load(Ordering::Relaxed),
         errors: shared.errors.load(Ordering::Relaxed),
         connections_held: metric(&metrics_text, "oddboard_connections").unwrap_or(0.0) as i64,
-        server_rss_bytes: metric(&metrics_text, "oddboard_process_resident_memory_bytes").map(|b| b as u64),
+        server_rss_bytes: metric(&metrics_text, "oddboard_process_resident_memory_bytes")
+            .map(|b| b as u64),
     };
     for socket in idle {
         socket.close().await;
@@ -364,10 +393,19 @@ mod tests {
 
     #[test]
     fn options_parse() {
-        let args: Vec<String> = ["--games", "50", "--rate", "5000", "--seconds", "10", "--variant", "suicide"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let args: Vec<String> = [
+            "--games",
+            "50",
+            "--rate",
+            "5000",
+            "--seconds",
+            "10",
+            "--variant",
+            "suicide",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let options = parse_args(&args).unwrap_or_default();
         assert_eq!(options.games, 50);
         assert_eq!(options.rate, Some(5000.0));

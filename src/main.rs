@@ -10,8 +10,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.split_first() {
         Some((command, rest)) if command == "rules" => {
-            let status =
-                oddboard::cli::run_rules(rest, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+            let status = oddboard::cli::run_rules(
+                rest,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
             ExitCode::from(u8::try_from(status).unwrap_or(1))
         }
         #[cfg(feature = "server")]

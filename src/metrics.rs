@@ -74,21 +74,30 @@ impl Metrics {
             *last = Some((now, actions));
             rate
         };
-        let _ = writeln!(out, "# HELP oddboard_connections Open WebSocket connections.");
+        let _ = writeln!(
+            out,
+            "# HELP oddboard_connections Open WebSocket connections."
+        );
         let _ = writeln!(out, "# TYPE oddboard_connections gauge");
         let _ = writeln!(
             out,
             "oddboard_connections {}",
             self.connections.load(Ordering::Relaxed)
         );
-        let _ = writeln!(out, "# HELP oddboard_games_in_progress Games started and not over.");
+        let _ = writeln!(
+            out,
+            "# HELP oddboard_games_in_progress Games started and not over."
+        );
         let _ = writeln!(out, "# TYPE oddboard_games_in_progress gauge");
         let _ = writeln!(
             out,
             "oddboard_games_in_progress {}",
             self.games_in_progress.load(Ordering::Relaxed)
         );
-        let _ = writeln!(out, "# HELP oddboard_actions_total Actions committed and broadcast.");
+        let _ = writeln!(
+            out,
+            "# HELP oddboard_actions_total Actions committed and broadcast."
+        );
         let _ = writeln!(out, "# TYPE oddboard_actions_total counter");
         let _ = writeln!(out, "oddboard_actions_total {actions}");
         let _ = writeln!(
@@ -142,14 +151,26 @@ impl Metrics {
             "oddboard_commit_batch_size_bucket{{le=\"+Inf\"}} {}",
             commits.batches_committed
         );
-        let _ = writeln!(out, "oddboard_commit_batch_size_sum {}", commits.rows_committed);
-        let _ = writeln!(out, "oddboard_commit_batch_size_count {}", commits.batches_committed);
+        let _ = writeln!(
+            out,
+            "oddboard_commit_batch_size_sum {}",
+            commits.rows_committed
+        );
+        let _ = writeln!(
+            out,
+            "oddboard_commit_batch_size_count {}",
+            commits.batches_committed
+        );
         if let Some(bytes) = resident_memory_bytes() {
             let _ = writeln!(out, "# TYPE oddboard_process_resident_memory_bytes gauge");
             let _ = writeln!(out, "oddboard_process_resident_memory_bytes {bytes}");
         }
         let _ = writeln!(out, "# TYPE oddboard_commit_failures_total counter");
-        let _ = writeln!(out, "oddboard_commit_failures_total {}", commits.failed_batches);
+        let _ = writeln!(
+            out,
+            "oddboard_commit_failures_total {}",
+            commits.failed_batches
+        );
         out
     }
 }

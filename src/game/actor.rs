@@ -150,8 +150,13 @@ pub(super) fn spawn_new(
     color_choice: ColorChoice,
     dice: Option<DiceSecret>,
 ) -> Result<GameHandle, GameError> {
-    let mut game = AnyGame::start(terms.variant)
-        .map_err(|e| GameError::NotAllowed(if e.0.is_playable() { "bad_setup" } else { "variant_not_playable" }))?;
+    let mut game = AnyGame::start(terms.variant).map_err(|e| {
+        GameError::NotAllowed(if e.0.is_playable() {
+            "bad_setup"
+        } else {
+            "variant_not_playable"
+        })
+    })?;
     if let Some(secret) = &dice {
         game.set_dice(secret.seed, &id.to_string());
     }
@@ -240,7 +245,11 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
     actor.moves = moves;
     actor.log = EventLog::starting_at(0);
     if actor.status == GameStatus::Active {
-        actor.games.metrics().games_in_progress.fetch_add(1, Ordering::Relaxed);
+        actor
+            .games
+            .metrics()
+            .games_in_progress
+            .fetch_add(1, Ordering::Relaxed);
         let now = actor.now_ms();
         actor.resume_timers(now);
         // Nobody is connected yet after a restart; the claim delay starts now.
@@ -327,9 +336,11 @@ impl GameActor {
     }
 
     fn seat_of(&self, user_id: Uuid) -> Option<Color> {
-        Color::ALL
-            .into_iter()
-            .find(|c| self.seats[c.index()].as_ref().is_some_and(|s| s.user_id == user_id))
+        Color::ALL.into_iter().find(|c| {
+            self.seats[c.index()]
+                .as_ref()
+                .is_some_and(|s| s.user_id == user_id)
+        })
     }
 
     /// The earliest moment something must happen without a command arriving.
@@ -338,7 +349,11 @@ impl GameActor {
             .ended_at
             .map(|t| t + self.games.inner.settings.linger_after_end.as_millis() as u64);
         let flag = match self.status {
-            GameStatus::Active => self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t),
+            GameStatus::Active => self
+                .clock
+                .as_ref()
+                .and_then(|c| c.flag_deadline())
+                .map(|(_, t)| t),
             _ => None,
         };
         [linger, flag, self.first_move_deadline]
@@ -367,7 +382,10 @@ impl GameActor {
         if self.status == GameStatus::Active {
             // Shutting down mid-game: the game stays unfinished in the database and is
             // restored at the next start.
-            self.games.metrics().games_in_progress.fetch_sub(1, Ordering::Relaxed);
+            self.games
+                .metrics()
+                .games_in_progress
+                .fetch_sub(1, Ordering::Relaxed);
         }
         self.games.deregister(self.id);
     }
@@ -546,7 +564,10 @@ impl GameActor {
         };
         self.seats = seats;
         self.status = GameStatus::Active;
-        self.games.metrics().games_in_progress.fetch_add(1, Ordering::Relaxed);
+        self.games
+            .metrics()
+            .games_in_progress
+            .fetch_add(1, Ordering::Relaxed);
         let now = self.now_ms();
         self.resume_timers(now);
         for color in Color::ALL {
@@ -574,7 +595,13 @@ impl GameActor {
         }
     }
 
-    async fn act(&mut self, user_id: Uuid, ply: u32, action: &str, received: Instant) -> Result<(), GameError> {
+    async fn act(
+        &mut self,
+        user_id: Uuid,
+        ply: u32,
+        action: &str,
+        received: Instant,
+    ) -> Result<(), GameError> {
         match self.status {
             GameStatus::Waiting => return Err(GameError::NotStarted),
             GameStatus::Finished | GameStatus::Aborted => return Err(GameError::GameOver),
@@ -616,7 +643,10 @@ impl GameActor {
             };
             let color = self.game.turn();
             let now = self.now_ms();
-            if let Err(e) = self.commit_action(color, &action, now, Instant::now()).await {
+            if let Err(e) = self
+                .commit_action(color, &action, now, Instant::now())
+                .await
+            {
                 tracing::error!(cause = %e, "forced action failed");
                 break;
             }
@@ -624,7 +654,13 @@ impl GameActor {
     }
 
     /// Plays, stores, then adopts and broadcasts one action; changes nothing on error.
-    async fn commit_action(&mut self, color: Color, action: &str, now: u64, received: Instant) -> Result<(), GameError> {
+    async fn commit_action(
+        &mut self,
+        color: Color,
+        action: &str,
+        now: u64,
+        received: Instant,
+    ) -> Result<(), GameError> {
         let mut next = self.game.clone();
         let played = next.play(action)?;
         let ply = self.ply() + 1;
@@ -706,7 +742,10 @@ impl GameActor {
             tracing::error!(cause = %e, "could not store the result");
         }
         if self.status == GameStatus::Active {
-            self.games.metrics().games_in_progress.fetch_sub(1, Ordering::Relaxed);
+            self.games
+                .metrics()
+                .games_in_progress
+                .fetch_sub(1, Ordering::Relaxed);
         }
         self.status = if outcome.reason == EndReason::Aborted {
             GameStatus::Aborted
@@ -729,7 +768,9 @@ impl GameActor {
         let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
         let over = matches!(self.status, GameStatus::Finished | GameStatus::Aborted);
         match request {
-            PlayerRequest::OfferRematch | PlayerRequest::AcceptRematch | PlayerRequest::DeclineRematch => {
+            PlayerRequest::OfferRematch
+            | PlayerRequest::AcceptRematch
+            | PlayerRequest::DeclineRematch => {
                 if !over {
                     return Err(GameError::NotAllowed("game_not_over"));
                 }
@@ -790,7 +831,9 @@ impl GameActor {
                 };
                 self.finish(outcome).await;
             }
-            PlayerRequest::OfferRematch | PlayerRequest::AcceptRematch | PlayerRequest::DeclineRematch => {}
+            PlayerRequest::OfferRematch
+            | PlayerRequest::AcceptRematch
+            | PlayerRequest::DeclineRematch => {}
         }
         Ok(())
     }
@@ -805,7 +848,9 @@ impl GameActor {
                 self.broadcast(&GameEvent::RematchDeclined { by: color });
                 return Ok(());
             }
-            (PlayerRequest::DeclineRematch, _) => return Err(GameError::NotAllowed("no_rematch_offer")),
+            (PlayerRequest::DeclineRematch, _) => {
+                return Err(GameError::NotAllowed("no_rematch_offer"))
+            }
             (PlayerRequest::OfferRematch, None) => {
                 self.rematch_offer = Some(color);
                 self.broadcast(&GameEvent::RematchOffered { by: color });
@@ -815,7 +860,9 @@ impl GameActor {
                 return Err(GameError::NotAllowed("rematch_already_offered"))
             }
             (_, Some(by)) => by != color,
-            (PlayerRequest::AcceptRematch, None) => return Err(GameError::NotAllowed("no_rematch_offer")),
+            (PlayerRequest::AcceptRematch, None) => {
+                return Err(GameError::NotAllowed("no_rematch_offer"))
+            }
             _ => false,
         };
         if !accepting {

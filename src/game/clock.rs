@@ -149,7 +149,10 @@ mod tests {
         assert!(clock.complete_move(Color::White, 11_000, true));
         assert_eq!(clock.remaining(Color::White, 50_000), 172_000);
         assert_eq!(clock.remaining(Color::Black, 16_000), 175_000);
-        assert_eq!(clock.flag_deadline(), Some((Color::Black, 11_000 + 180_000)));
+        assert_eq!(
+            clock.flag_deadline(),
+            Some((Color::Black, 11_000 + 180_000))
+        );
     }
 
     #[test]

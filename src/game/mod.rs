@@ -185,7 +185,10 @@ impl GameHandle {
         self.id
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> GameCmd) -> Result<T, GameError> {
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> GameCmd,
+    ) -> Result<T, GameError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(make(reply))
@@ -200,7 +203,11 @@ impl GameHandle {
     }
 
     /// Subscribes to the game's events, catching up from version `since` when possible.
-    pub async fn subscribe(&self, viewer: Option<Uuid>, since: Option<u64>) -> Result<Subscription, GameError> {
+    pub async fn subscribe(
+        &self,
+        viewer: Option<Uuid>,
+        since: Option<u64>,
+    ) -> Result<Subscription, GameError> {
         self.ask(|reply| GameCmd::Subscribe {
             viewer,
             since,
@@ -307,7 +314,12 @@ pub struct GameTerms {
 }
 
 impl Games {
-    pub fn new(store: Store, writer: ActionWriter, metrics: Arc<Metrics>, settings: GameSettings) -> Games {
+    pub fn new(
+        store: Store,
+        writer: ActionWriter,
+        metrics: Arc<Metrics>,
+        settings: GameSettings,
+    ) -> Games {
         Games {
             inner: Arc::new(GamesInner {
                 store,
@@ -351,7 +363,12 @@ impl Games {
     }
 
     /// Creates an open challenge: the creator waits for the first other person to accept.
-    pub async fn create_open(&self, creator: Seat, terms: GameTerms, color: ColorChoice) -> Result<Uuid, GameError> {
+    pub async fn create_open(
+        &self,
+        creator: Seat,
+        terms: GameTerms,
+        color: ColorChoice,
+    ) -> Result<Uuid, GameError> {
         let game_id = Uuid::new_v4();
         let dice = actor::DiceSecret::for_variant(terms.variant);
         self.inner
@@ -376,7 +393,12 @@ impl Games {
     }
 
     /// Creates a game whose players are already known (seeks, matches, rematches) and starts it.
-    pub async fn create_started(&self, white: Seat, black: Seat, terms: GameTerms) -> Result<Uuid, GameError> {
+    pub async fn create_started(
+        &self,
+        white: Seat,
+        black: Seat,
+        terms: GameTerms,
+    ) -> Result<Uuid, GameError> {
         let game_id = self
             .create_open(white.clone(), terms, ColorChoice::White)
             .await?;

@@ -282,6 +282,9 @@ impl std::error::Error for SetupError {}
 macro_rules! any_game {
     ($($name:ident => $ty:ty),* $(,)?) => {
         /// A game of any playable variant: the enum the layers above hold.
+        // Variants differ in size, but a game is created once and then mutated in place
+        // inside its actor, so boxing would only add an indirection to every call.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug)]
         pub enum AnyGame {
             $($name($ty),)*

@@ -71,9 +71,9 @@ pub fn time_control(minutes: f64, increment: u64) -> Result<TimeControl, ApiErro
 
 /// Parses a variant id that must be playable.
 pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
-    let variant: Variant = text
-        .parse()
-        .map_err(|e: crate::rules::UnknownVariant| ApiError::invalid("unknown_variant", e.to_string()))?;
+    let variant: Variant = text.parse().map_err(|e: crate::rules::UnknownVariant| {
+        ApiError::invalid("unknown_variant", e.to_string())
+    })?;
     if !variant.is_playable() {
         return Err(ApiError::invalid(
             "variant_not_playable",
@@ -131,7 +131,9 @@ async fn accept_game(
             name: user.username,
         })
         .await?;
-    Ok(Json(json!({ "game_id": game_id, "url": format!("/game/{game_id}") })))
+    Ok(Json(
+        json!({ "game_id": game_id, "url": format!("/game/{game_id}") }),
+    ))
 }
 
 /// The public form of a stored game: the dice seed only once the game is over.
@@ -143,7 +145,10 @@ struct GameRecordView<'a> {
     dice_seed: Option<String>,
 }
 
-async fn get_game(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+async fn get_game(
+    State(state): State<AppState>,
+    Path(game_id): Path<Uuid>,
+) -> Result<Response, ApiError> {
     let record = state
         .store
         .load_game(game_id)
@@ -183,7 +188,10 @@ async fn user_games(
         .ok_or(ApiError::NotFound("user_not_found"))?;
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
-        Some(text) => Some(text.parse::<Variant>().map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?),
+        Some(text) => Some(
+            text.parse::<Variant>()
+                .map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?,
+        ),
     };
     let per_page = query.per_page.unwrap_or(20).clamp(1, 100);
     let page = query.page.unwrap_or(1).max(1);
@@ -212,7 +220,10 @@ pub fn export_text(record: &GameRecord) -> String {
     let mut out = String::new();
     out.push_str(&tag("Event", "Oddboard game"));
     out.push_str(&tag("Site", "Oddboard"));
-    out.push_str(&tag("Date", &record.created_at.format("%Y.%m.%d").to_string()));
+    out.push_str(&tag(
+        "Date",
+        &record.created_at.format("%Y.%m.%d").to_string(),
+    ));
     out.push_str(&tag("White", record.white_name.as_deref().unwrap_or("?")));
     out.push_str(&tag("Black", record.black_name.as_deref().unwrap_or("?")));
     out.push_str(&tag("Result", result));
@@ -281,7 +292,10 @@ pub fn export_text(record: &GameRecord) -> String {
     out
 }
 
-async fn export_game(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+async fn export_game(
+    State(state): State<AppState>,
+    Path(game_id): Path<Uuid>,
+) -> Result<Response, ApiError> {
     let record = state
         .store
         .load_game(game_id)
@@ -291,7 +305,10 @@ async fn export_game(State(state): State<AppState>, Path(game_id): Path<Uuid>) -
     let disposition = format!("inline; filename=\"oddboard-{game_id}.pgn\"");
     Ok((
         [
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
             (header::CONTENT_DISPOSITION, disposition),
         ],
         text,
@@ -336,7 +353,10 @@ mod tests {
                 increment_ms: 2_000
             })
         );
-        assert_eq!(time_control(0.5, 0).ok().map(|t| t.initial_ms), Some(30_000));
+        assert_eq!(
+            time_control(0.5, 0).ok().map(|t| t.initial_ms),
+            Some(30_000)
+        );
         assert!(time_control(0.0, 0).is_err());
         assert!(time_control(-1.0, 0).is_err());
         assert!(time_control(f64::NAN, 0).is_err());

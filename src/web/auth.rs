@@ -28,9 +28,29 @@ const SESSION_DAYS: i64 = 30;
 
 /// Names nobody may register: they would impersonate the site or collide with routes.
 const RESERVED: &[&str] = &[
-    "admin", "administrator", "root", "system", "oddboard", "server", "api", "guest", "anonymous",
-    "moderator", "mod", "support", "null", "undefined", "lobby", "game", "games", "user", "users",
-    "login", "logout", "register", "me",
+    "admin",
+    "administrator",
+    "root",
+    "system",
+    "oddboard",
+    "server",
+    "api",
+    "guest",
+    "anonymous",
+    "moderator",
+    "mod",
+    "support",
+    "null",
+    "undefined",
+    "lobby",
+    "game",
+    "games",
+    "user",
+    "users",
+    "login",
+    "logout",
+    "register",
+    "me",
 ];
 
 /// A validated username: 3–20 characters, ASCII letters, digits, `_` and `-`, starting with a
@@ -104,8 +124,8 @@ async fn hash_password(password: String) -> Result<String, ApiError> {
 
 async fn verify_password(password: String, hash: String) -> Result<bool, ApiError> {
     tokio::task::spawn_blocking(move || {
-        let parsed =
-            PasswordHash::new(&hash).map_err(|e| ApiError::Internal(format!("bad stored hash: {e}")))?;
+        let parsed = PasswordHash::new(&hash)
+            .map_err(|e| ApiError::Internal(format!("bad stored hash: {e}")))?;
         Ok(Argon2::default()
             .verify_password(password.as_bytes(), &parsed)
             .is_ok())
@@ -140,7 +160,10 @@ pub struct MaybeUser(pub Option<User>);
 impl FromRequestParts<AppState> for MaybeUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         let Some(token) = session_token(&parts.headers) else {
             return Ok(MaybeUser(None));
         };
@@ -155,7 +178,10 @@ impl FromRequestParts<AppState> for MaybeUser {
 impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         match MaybeUser::from_request_parts(parts, state).await? {
             MaybeUser(Some(user)) => Ok(CurrentUser(user)),
             MaybeUser(None) => Err(ApiError::NotLoggedIn),
@@ -205,7 +231,10 @@ async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiErr
     Ok(response)
 }
 
-async fn register(State(state): State<AppState>, Json(body): Json<Credentials>) -> Result<Response, ApiError> {
+async fn register(
+    State(state): State<AppState>,
+    Json(body): Json<Credentials>,
+) -> Result<Response, ApiError> {
     let username = Username::parse(&body.username)?;
     validate_password(&body.password)?;
     let hash = hash_password(body.password).await?;
@@ -216,7 +245,10 @@ async fn register(State(state): State<AppState>, Json(body): Json<Credentials>) 
     start_session(&state, &user).await
 }
 
-async fn login(State(state): State<AppState>, Json(body): Json<Credentials>) -> Result<Response, ApiError> {
+async fn login(
+    State(state): State<AppState>,
+    Json(body): Json<Credentials>,
+) -> Result<Response, ApiError> {
     let user = state
         .store
         .user_by_name(body.username.trim())
@@ -283,8 +315,18 @@ mod tests {
             assert!(Username::parse(good).is_ok(), "{good}");
         }
         for bad in [
-            "", "ab", "1abc", "_abc", "has space", "héllo", "abcdefghijklmnopqrstu", "admin",
-            "Admin", "guest", "Guest1234", "a<b>",
+            "",
+            "ab",
+            "1abc",
+            "_abc",
+            "has space",
+            "héllo",
+            "abcdefghijklmnopqrstu",
+            "admin",
+            "Admin",
+            "guest",
+            "Guest1234",
+            "a<b>",
         ] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }

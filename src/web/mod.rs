@@ -33,19 +33,16 @@ pub struct AppState {
 async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     match state.store.ping().await {
         Ok(_) => (axum::http::StatusCode::OK, "ok"),
-        Err(_) => (axum::http::StatusCode::SERVICE_UNAVAILABLE, "database unreachable"),
+        Err(_) => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "database unreachable",
+        ),
     }
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let text = state
-        .games
-        .metrics()
-        .render(&state.commit_stats.snapshot());
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        text,
-    )
+    let text = state.games.metrics().render(&state.commit_stats.snapshot());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }
 
 /// The whole application's routes.

@@ -12,7 +12,10 @@ use serde::{Deserialize, Serialize};
 pub enum ClientMsg {
     /// Play an action; `ply` is the ply it is meant to become (the number of actions played
     /// so far plus one), which makes a retry idempotent.
-    Act { ply: u32, action: String },
+    Act {
+        ply: u32,
+        action: String,
+    },
     Resign,
     DrawOffer,
     DrawAccept,
@@ -24,7 +27,9 @@ pub enum ClientMsg {
     ClaimVictory,
     ClaimDraw,
     /// Catch up after the given version: the missed events, or a snapshot.
-    Sync { v: u64 },
+    Sync {
+        v: u64,
+    },
     Ping,
 }
 
@@ -46,7 +51,8 @@ impl<'a> ErrorMsg<'a> {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".into())
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".into())
     }
 }
 
@@ -57,7 +63,10 @@ pub fn parse_client_msg(text: &str) -> Result<ClientMsg, (&'static str, String)>
     let kind = value
         .get("t")
         .and_then(|t| t.as_str())
-        .ok_or(("bad_message", "a message needs a string field \"t\"".to_string()))?
+        .ok_or((
+            "bad_message",
+            "a message needs a string field \"t\"".to_string(),
+        ))?
         .to_string();
     serde_json::from_value(value).map_err(|e| {
         if e.to_string().contains("unknown variant") {
@@ -82,7 +91,10 @@ mod tests {
             })
         );
         assert_eq!(parse_client_msg(r#"{"t":"resign"}"#), Ok(ClientMsg::Resign));
-        assert_eq!(parse_client_msg(r#"{"t":"sync","v":7}"#), Ok(ClientMsg::Sync { v: 7 }));
+        assert_eq!(
+            parse_client_msg(r#"{"t":"sync","v":7}"#),
+            Ok(ClientMsg::Sync { v: 7 })
+        );
     }
 
     #[test]
@@ -91,8 +103,14 @@ mod tests {
         assert_eq!(code("nonsense"), Some("bad_message"));
         assert_eq!(code(r#"{"x":1}"#), Some("bad_message"));
         assert_eq!(code(r#"{"t":"fly"}"#), Some("unknown_message"));
-        assert_eq!(code(r#"{"t":"act","ply":"x","action":"e2e4"}"#), Some("bad_message"));
-        assert_eq!(code(r#"{"t":"act","ply":-1,"action":"e2e4"}"#), Some("bad_message"));
+        assert_eq!(
+            code(r#"{"t":"act","ply":"x","action":"e2e4"}"#),
+            Some("bad_message")
+        );
+        assert_eq!(
+            code(r#"{"t":"act","ply":-1,"action":"e2e4"}"#),
+            Some("bad_message")
+        );
         assert_eq!(code(r#"{"t":"act","action":"e2e4"}"#), Some("bad_message"));
     }
 }

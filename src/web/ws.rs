@@ -56,7 +56,10 @@ pub async fn game_socket(
         })
 }
 
-async fn send_text(socket: &mut futures_util::stream::SplitSink<WebSocket, Message>, text: &str) -> Result<(), axum::Error> {
+async fn send_text(
+    socket: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    text: &str,
+) -> Result<(), axum::Error> {
     socket.send(Message::Text(Utf8Bytes::from(text))).await
 }
 
@@ -71,7 +74,11 @@ async fn serve_socket(
     let mut subscription = match handle.subscribe(viewer, since).await {
         Ok(s) => s,
         Err(e) => {
-            send_text(&mut sink, &ErrorMsg::new(e.code(), &e.to_string()).to_json()).await?;
+            send_text(
+                &mut sink,
+                &ErrorMsg::new(e.code(), &e.to_string()).to_json(),
+            )
+            .await?;
             return Ok(());
         }
     };

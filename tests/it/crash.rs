@@ -43,11 +43,19 @@ async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
             return;
         }
         let ply = white.ply;
-        let mover = if white.is_my_turn() { &mut *white } else { &mut *black };
+        let mover = if white.is_my_turn() {
+            &mut *white
+        } else {
+            &mut *black
+        };
         let action = choose(&mover.legal, ply);
         mover.act(&action).await;
-        white.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
-        black.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+        white
+            .read_until(|w| w.ply > ply || w.outcome.is_some())
+            .await;
+        black
+            .read_until(|w| w.ply > ply || w.outcome.is_some())
+            .await;
     }
 }
 
@@ -60,12 +68,22 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let mut server = start_server(port, &database_url);
     wait_healthy(&addr).await;
 
-    let mut alice = Player { name: String::new(), client: Client::new(addr.clone()) };
-    let mut bob = Player { name: String::new(), client: Client::new(addr.clone()) };
+    let mut alice = Player {
+        name: String::new(),
+        client: Client::new(addr.clone()),
+    };
+    let mut bob = Player {
+        name: String::new(),
+        client: Client::new(addr.clone()),
+    };
     alice.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
     bob.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
     let game_id = alice
-        .create_game("suicide", serde_json::json!({ "minutes": 10, "increment": 5 }), "white")
+        .create_game(
+            "suicide",
+            serde_json::json!({ "minutes": 10, "increment": 5 }),
+            "white",
+        )
         .await;
     bob.accept(&game_id).await;
     let mut white = alice.watch(&game_id).await;
@@ -74,14 +92,19 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let acknowledged = white.moves.clone();
     assert_eq!(acknowledged.len(), 7);
 
-    server.kill().unwrap_or_else(|e| panic!("cannot kill the server: {e}"));
+    server
+        .kill()
+        .unwrap_or_else(|e| panic!("cannot kill the server: {e}"));
     let _ = server.wait();
 
     let mut server = start_server(port, &database_url);
     wait_healthy(&addr).await;
     let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
-    assert_eq!(white.moves, acknowledged, "every acknowledged action survives");
+    assert_eq!(
+        white.moves, acknowledged,
+        "every acknowledged action survives"
+    );
     assert_eq!(white.status, "active");
     // The clock of the side to move was not charged for the downtime: the stored readings hold.
     for _ in 0..400 {
@@ -95,7 +118,11 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
         white.read_until(|w| w.outcome.is_some()).await;
     }
     let mut client = Client::new(addr.clone());
-    let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}")).json();
+    let record = client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
     assert_eq!(record["status"], "finished");
     let stored = record["actions"].as_array().map(Vec::len).unwrap_or(0);
     assert_eq!(stored, white.moves.len());

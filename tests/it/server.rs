@@ -40,7 +40,6 @@ pub fn fast_settings() -> GameSettings {
 /// A running server with its own database.
 pub struct TestServer {
     pub addr: String,
-    pub database_url: String,
     database_name: String,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
@@ -81,7 +80,6 @@ impl TestServer {
         });
         TestServer {
             addr,
-            database_url,
             database_name: database_name.to_string(),
             stop: Some(stop),
             task: Some(task),
@@ -208,7 +206,11 @@ impl Watcher {
     fn absorb_rules(&mut self, rules: &Value) {
         self.legal = rules["legal_actions"]
             .as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         self.turn = rules["turn"].as_str().unwrap_or_default().to_string();
         if let Some(outcome) = rules.get("outcome").filter(|o| !o.is_null()) {
@@ -225,7 +227,11 @@ impl Watcher {
                 self.absorb_rules(&game["rules"]);
                 self.moves = game["moves"]
                     .as_array()
-                    .map(|a| a.iter().filter_map(|m| m["machine"].as_str().map(str::to_string)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|m| m["machine"].as_str().map(str::to_string))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 self.ply = self.moves.len() as u64;
                 self.you = game["you"].as_str().map(str::to_string);
@@ -319,7 +325,9 @@ impl Watcher {
     }
 
     pub fn is_my_turn(&self) -> bool {
-        self.you.as_deref() == Some(self.turn.as_str()) && !self.legal.is_empty() && self.outcome.is_none()
+        self.you.as_deref() == Some(self.turn.as_str())
+            && !self.legal.is_empty()
+            && self.outcome.is_none()
     }
 }
 

@@ -8,48 +8,102 @@ use serde_json::{json, Value};
 async fn accounts_sessions_and_guests() {
     let server = TestServer::start(fast_settings()).await;
     let mut client = server.client();
-    let me = client.get("/api/me").await.unwrap_or_else(|e| panic!("{e}"));
+    let me = client
+        .get("/api/me")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(me.status, 401);
     assert_eq!(me.json()["error"], "not_logged_in");
 
     let register = client
-        .post("/api/auth/register", &json!({ "username": "Alice_1", "password": "correct horse" }))
+        .post(
+            "/api/auth/register",
+            &json!({ "username": "Alice_1", "password": "correct horse" }),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(register.status, 200, "{}", register.body);
-    let cookie = register.header("set-cookie").unwrap_or_default().to_string();
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"), "{cookie}");
-    assert_eq!(client.get("/api/me").await.unwrap_or_else(|e| panic!("{e}")).json()["username"], "Alice_1");
+    let cookie = register
+        .header("set-cookie")
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    assert_eq!(
+        client
+            .get("/api/me")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json()["username"],
+        "Alice_1"
+    );
 
     // Usernames are unique without regard to case, and validated.
     let mut other = server.client();
-    for (name, code) in [("alice_1", "username_taken"), ("ab", "invalid_username"), ("admin", "reserved_username"), ("Guest99", "reserved_username"), ("<script>", "invalid_username")] {
+    for (name, code) in [
+        ("alice_1", "username_taken"),
+        ("ab", "invalid_username"),
+        ("admin", "reserved_username"),
+        ("Guest99", "reserved_username"),
+        ("<script>", "invalid_username"),
+    ] {
         let response = other
-            .post("/api/auth/register", &json!({ "username": name, "password": "long enough" }))
+            .post(
+                "/api/auth/register",
+                &json!({ "username": name, "password": "long enough" }),
+            )
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(response.json()["error"], code, "{name}: {}", response.body);
     }
     let short = other
-        .post("/api/auth/register", &json!({ "username": "bobby", "password": "short" }))
+        .post(
+            "/api/auth/register",
+            &json!({ "username": "bobby", "password": "short" }),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(short.json()["error"], "invalid_password");
 
     // Logout ends the session; login starts a new one; a wrong password does not.
-    client.post("/api/auth/logout", &Value::Null).await.unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(client.get("/api/me").await.unwrap_or_else(|e| panic!("{e}")).status, 401);
+    client
+        .post("/api/auth/logout", &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        client
+            .get("/api/me")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .status,
+        401
+    );
     let wrong = client
-        .post("/api/auth/login", &json!({ "username": "alice_1", "password": "wrong password" }))
+        .post(
+            "/api/auth/login",
+            &json!({ "username": "alice_1", "password": "wrong password" }),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(wrong.json()["error"], "bad_credentials");
     let login = client
-        .post("/api/auth/login", &json!({ "username": "ALICE_1", "password": "correct horse" }))
+        .post(
+            "/api/auth/login",
+            &json!({ "username": "ALICE_1", "password": "correct horse" }),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(login.status, 200);
-    assert_eq!(client.get("/api/me").await.unwrap_or_else(|e| panic!("{e}")).json()["username"], "Alice_1");
+    assert_eq!(
+        client
+            .get("/api/me")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json()["username"],
+        "Alice_1"
+    );
 
     let mut guest = server.client();
     let me = guest.guest().await.unwrap_or_else(|e| panic!("{e}"));
@@ -64,21 +118,39 @@ async fn games_are_validated_and_listed() {
     let server = TestServer::start(fast_settings()).await;
     let mut anonymous = server.client();
     let refused = anonymous
-        .post("/api/games", &json!({ "variant": "suicide", "clock": null }))
+        .post(
+            "/api/games",
+            &json!({ "variant": "suicide", "clock": null }),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(refused.status, 401);
 
     let mut alice = server.guest().await;
     for (body, code) in [
-        (json!({ "variant": "shogi", "clock": null }), "unknown_variant"),
-        (json!({ "variant": "suicide", "clock": { "minutes": -3, "increment": 0 } }), "invalid_clock"),
-        (json!({ "variant": "suicide", "clock": null, "color": "green" }), "invalid_color"),
+        (
+            json!({ "variant": "shogi", "clock": null }),
+            "unknown_variant",
+        ),
+        (
+            json!({ "variant": "suicide", "clock": { "minutes": -3, "increment": 0 } }),
+            "invalid_clock",
+        ),
+        (
+            json!({ "variant": "suicide", "clock": null, "color": "green" }),
+            "invalid_color",
+        ),
     ] {
-        let response = alice.client.post("/api/games", &body).await.unwrap_or_else(|e| panic!("{e}"));
+        let response = alice
+            .client
+            .post("/api/games", &body)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(response.json()["error"], code, "{body}");
     }
-    let game_id = alice.create_game("suicide", json!({ "minutes": 3, "increment": 2 }), "random").await;
+    let game_id = alice
+        .create_game("suicide", json!({ "minutes": 3, "increment": 2 }), "random")
+        .await;
     let own = alice
         .client
         .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
@@ -109,14 +181,31 @@ async fn games_are_validated_and_listed() {
         .await
         .unwrap_or_else(|e| panic!("{e}"))
         .json();
-    assert_eq!(suicide_only["games"].as_array().map(Vec::len), Some(1), "{suicide_only}");
+    assert_eq!(
+        suicide_only["games"].as_array().map(Vec::len),
+        Some(1),
+        "{suicide_only}"
+    );
     assert_eq!(suicide_only["games"][0]["game_id"], game_id.as_str());
-    let missing = anonymous.get("/api/users/nobody_here/games").await.unwrap_or_else(|e| panic!("{e}"));
+    let missing = anonymous
+        .get("/api/users/nobody_here/games")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(missing.status, 404);
-    let health = anonymous.get("/healthz").await.unwrap_or_else(|e| panic!("{e}"));
+    let health = anonymous
+        .get("/healthz")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(health.status, 200);
-    let metrics = anonymous.get("/metrics").await.unwrap_or_else(|e| panic!("{e}"));
-    assert!(metrics.body.contains("oddboard_games_in_progress 1"), "{}", metrics.body);
+    let metrics = anonymous
+        .get("/metrics")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        metrics.body.contains("oddboard_games_in_progress 1"),
+        "{}",
+        metrics.body
+    );
     assert!(metrics.body.contains("oddboard_commit_batch_size_count"));
     server.stop().await;
 }

@@ -34,10 +34,14 @@ async fn play_until(players: &mut [&mut Watcher; 2], others: &mut [&mut Watcher]
         let action = choose(&players[mover].legal, ply);
         players[mover].act(&action).await;
         for watcher in players.iter_mut() {
-            watcher.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+            watcher
+                .read_until(|w| w.ply > ply || w.outcome.is_some())
+                .await;
         }
         for watcher in others.iter_mut() {
-            watcher.read_until(|w| w.ply > ply || w.outcome.is_some()).await;
+            watcher
+                .read_until(|w| w.ply > ply || w.outcome.is_some())
+                .await;
         }
     }
 }
@@ -61,7 +65,15 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
 
         // Black drops off and comes back with the last version it saw.
         let seen = black.version;
-        let old = std::mem::replace(&mut black, Watcher::new(bob.client.connect_game(&game_id, seen).await.unwrap_or_else(|e| panic!("{e}"))));
+        let old = std::mem::replace(
+            &mut black,
+            Watcher::new(
+                bob.client
+                    .connect_game(&game_id, seen)
+                    .await
+                    .unwrap_or_else(|e| panic!("{e}")),
+            ),
+        );
         black.version = seen;
         black.ply = old.ply;
         black.you = old.you.clone();
@@ -71,11 +83,20 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
         old.socket.close().await;
         // White moves while Black reconnects; Black must catch up from its version.
         play_until(&mut [&mut white, &mut black], &mut [&mut spectator], 8).await;
-        black.socket.send(&json!({ "t": "sync", "v": black.version.unwrap_or(0) })).await.unwrap_or_else(|e| panic!("{e}"));
+        black
+            .socket
+            .send(&json!({ "t": "sync", "v": black.version.unwrap_or(0) }))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         let catch_up = black.next().await;
         assert_eq!(catch_up["t"], "batch", "{catch_up}");
 
-        play_until(&mut [&mut white, &mut black], &mut [&mut spectator], PLY_CAP).await;
+        play_until(
+            &mut [&mut white, &mut black],
+            &mut [&mut spectator],
+            PLY_CAP,
+        )
+        .await;
         if white.outcome.is_none() {
             white.send(json!({ "t": "resign" })).await;
             for watcher in [&mut white, &mut black, &mut spectator] {
@@ -90,7 +111,10 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
 
         // The stored record has every action the players were told about.
         let mut client = server.client();
-        let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}"));
+        let record = client
+            .get(&format!("/api/games/{game_id}"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(record.status, 200);
         let record = record.json();
         let stored: Vec<&str> = record["actions"]
@@ -99,9 +123,21 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
             .unwrap_or_default();
         assert_eq!(stored, white.moves, "{variant}");
         assert_eq!(record["status"], "finished");
-        let export = client.get(&format!("/games/{game_id}/export")).await.unwrap_or_else(|e| panic!("{e}"));
-        assert!(export.body.contains(&format!("[Variant \"{}\"]", variant.key())), "{}", export.body);
-        assert!(export.body.contains(&format!("[Result \"{}\"]", record["result"].as_str().unwrap_or("?"))));
+        let export = client
+            .get(&format!("/games/{game_id}/export"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            export
+                .body
+                .contains(&format!("[Variant \"{}\"]", variant.key())),
+            "{}",
+            export.body
+        );
+        assert!(export.body.contains(&format!(
+            "[Result \"{}\"]",
+            record["result"].as_str().unwrap_or("?")
+        )));
     }
     server.stop().await;
 }
@@ -119,23 +155,41 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     play_until(&mut [&mut white, &mut black], &mut [], 2).await;
     white.send(json!({ "t": "resign" })).await;
     black.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(black.outcome, Some(json!({ "winner": "black", "reason": "resignation" })));
+    assert_eq!(
+        black.outcome,
+        Some(json!({ "winner": "black", "reason": "resignation" }))
+    );
 
     // Draw by agreement, after a declined offer.
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
     white.send(json!({ "t": "draw_offer" })).await;
-    black.read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_offered")).await;
+    black
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_offered"))
+        .await;
     black.send(json!({ "t": "draw_decline" })).await;
-    white.read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_declined")).await;
+    white
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_declined"))
+        .await;
     black.send(json!({ "t": "draw_accept" })).await;
     black.expect_error("no_draw_offer").await;
     black.send(json!({ "t": "draw_offer" })).await;
-    white.read_until(|w| w.events.iter().filter(|e| e["kind"] == "draw_offered").count() == 2).await;
+    white
+        .read_until(|w| {
+            w.events
+                .iter()
+                .filter(|e| e["kind"] == "draw_offered")
+                .count()
+                == 2
+        })
+        .await;
     white.send(json!({ "t": "draw_accept" })).await;
     black.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(black.outcome, Some(json!({ "winner": null, "reason": "agreement" })));
+    assert_eq!(
+        black.outcome,
+        Some(json!({ "winner": null, "reason": "agreement" }))
+    );
 
     // Abort is allowed before both sides have moved, refused after.
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
@@ -148,15 +202,27 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let mut white = alice.watch(&game_id).await;
     white.send(json!({ "t": "abort" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(white.outcome, Some(json!({ "winner": null, "reason": "aborted" })));
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": null, "reason": "aborted" }))
+    );
 
     // Flag: 1.2 seconds each, no increment; White runs out after both first moves.
-    let game_id = start_game(&mut alice, &mut bob, "suicide", json!({ "minutes": 0.02, "increment": 0 })).await;
+    let game_id = start_game(
+        &mut alice,
+        &mut bob,
+        "suicide",
+        json!({ "minutes": 0.02, "increment": 0 }),
+    )
+    .await;
     let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
     play_until(&mut [&mut white, &mut black], &mut [], 2).await;
     white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(white.outcome, Some(json!({ "winner": "black", "reason": "timeout" })));
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": "black", "reason": "timeout" }))
+    );
 
     // Abandonment: Black leaves; after the claim delay White claims the win.
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
@@ -166,11 +232,16 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
     black.socket.close().await;
-    white.read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone")).await;
+    white
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
+        .await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(white.outcome, Some(json!({ "winner": "white", "reason": "abandoned" })));
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": "white", "reason": "abandoned" }))
+    );
 
     // Rematch from the finished game: colours swap.
     white.send(json!({ "t": "rematch_offer" })).await;
@@ -199,25 +270,48 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     let mut black = bob.watch(&game_id).await;
     let mut spectator = carol.watch(&game_id).await;
 
-    white.socket.send_text("this is not json".into()).await.unwrap_or_else(|e| panic!("{e}"));
+    white
+        .socket
+        .send_text("this is not json".into())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     white.expect_error("bad_message").await;
     white.send(json!({ "t": "teleport" })).await;
     white.expect_error("unknown_message").await;
-    white.send(json!({ "t": "act", "ply": "one", "action": "e2e4" })).await;
+    white
+        .send(json!({ "t": "act", "ply": "one", "action": "e2e4" }))
+        .await;
     white.expect_error("bad_message").await;
-    white.socket.send_text(format!("{{\"t\":\"act\",\"ply\":1,\"action\":\"{}\"}}", "x".repeat(5000))).await.unwrap_or_else(|e| panic!("{e}"));
+    white
+        .socket
+        .send_text(format!(
+            "{{\"t\":\"act\",\"ply\":1,\"action\":\"{}\"}}",
+            "x".repeat(5000)
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     white.expect_error("frame_too_large").await;
-    white.send(json!({ "t": "act", "ply": 1, "action": "e2e5" })).await;
+    white
+        .send(json!({ "t": "act", "ply": 1, "action": "e2e5" }))
+        .await;
     white.expect_error("illegal_action").await;
-    white.send(json!({ "t": "act", "ply": 1, "action": "zz" })).await;
+    white
+        .send(json!({ "t": "act", "ply": 1, "action": "zz" }))
+        .await;
     white.expect_error("bad_notation").await;
-    black.send(json!({ "t": "act", "ply": 1, "action": "e7e5" })).await;
+    black
+        .send(json!({ "t": "act", "ply": 1, "action": "e7e5" }))
+        .await;
     black.expect_error("not_your_turn").await;
-    spectator.send(json!({ "t": "act", "ply": 1, "action": "e2e4" })).await;
+    spectator
+        .send(json!({ "t": "act", "ply": 1, "action": "e2e4" }))
+        .await;
     spectator.expect_error("not_a_player").await;
     spectator.send(json!({ "t": "resign" })).await;
     spectator.expect_error("not_a_player").await;
-    white.send(json!({ "t": "act", "ply": 3, "action": "e2e4" })).await;
+    white
+        .send(json!({ "t": "act", "ply": 3, "action": "e2e4" }))
+        .await;
     white.expect_error("wrong_ply").await;
 
     // Nothing above changed the game.
@@ -225,7 +319,9 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     white.act("e2e4").await;
     white.read_until(|w| w.ply == 1).await;
     // A retry of the same action for the same ply is a duplicate.
-    white.send(json!({ "t": "act", "ply": 1, "action": "e2e4" })).await;
+    white
+        .send(json!({ "t": "act", "ply": 1, "action": "e2e4" }))
+        .await;
     white.expect_error("duplicate_action").await;
     // Forced capture: after e4 d5, a quiet move is refused with the rules' reason.
     black.read_until(|w| w.ply == 1).await;
@@ -235,10 +331,21 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     white.expect_error("must_capture").await;
 
     let mut client = server.client();
-    let record = client.get(&format!("/api/games/{game_id}")).await.unwrap_or_else(|e| panic!("{e}")).json();
+    let record = client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
     assert_eq!(record["actions"].as_array().map(Vec::len), Some(2));
     // The event log never advanced for the refusals: the spectator saw exactly 2 actions.
     spectator.read_until(|w| w.ply == 2).await;
-    assert_eq!(spectator.events.iter().filter(|e| e["kind"] == "action").count(), 2);
+    assert_eq!(
+        spectator
+            .events
+            .iter()
+            .filter(|e| e["kind"] == "action")
+            .count(),
+        2
+    );
     server.stop().await;
 }

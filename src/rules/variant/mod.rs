@@ -4,6 +4,6 @@
 //! boards of [`super::geometry`].
 
 // One line per variant module, in `Variant::ALL` order.
-pub mod suicide;
-pub mod duel;
 pub mod drehs;
+pub mod duel;
+pub mod suicide;
