@@ -5,6 +5,7 @@
 //! - `GET /api/games/{id}`: the whole record with every action, clocks and result.
 //! - `GET /api/users/{name}/games`: a player's games, newest first, paged, by variant.
 //! - `GET /games/{id}/export`: the game as PGN-like text.
+//! - `GET /api/games/{id}/dice`: a finished dice game's roll log for `rules verify-dice`.
 //! - `GET /api/variants`: the variants and whether they are playable.
 
 use super::auth::CurrentUser;
@@ -12,6 +13,8 @@ use super::error::ApiError;
 use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
+use crate::rules::dice::RollRecord;
+use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
 use crate::store::{ColorChoice, GameRecord, GameStatus};
 use axum::extract::{Path, Query, State};
@@ -316,6 +319,80 @@ async fn export_game(
         .into_response())
 }
 
+/// The dice record of a finished dice game, in the format `oddboard rules verify-dice` reads:
+/// the stored roll log with the revealed seed, so anyone can recompute every roll.
+async fn dice_record(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+    let record = state
+        .store
+        .load_game(game_id)
+        .await?
+        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let (Some(commitment), Some(seed)) = (record.dice_commitment.clone(), revealed_seed(&record)) else {
+        return Err(ApiError::invalid(
+            "no_dice_record",
+            "only finished games of a dice variant have a dice record",
+        ));
+    };
+    let start_position = match &record.start_position {
+        Some(position) => position.clone(),
+        None => AnyGame::start(record.variant)
+            .map(|g| g.position())
+            .map_err(|e| ApiError::Internal(e.to_string()))?,
+    };
+    // Roll indexes run on from the start position's next index through every stored roll.
+    let mut index = start_position
+        .split_whitespace()
+        .last()
+        .and_then(|f| f.parse::<u64>().ok())
+        .unwrap_or(0);
+    let actions = record
+        .actions
+        .iter()
+        .map(|action| {
+            let stored = action.rolls.clone().unwrap_or(serde_json::Value::Null);
+            let rolls: Vec<RollRecord> = stored["rolls"]
+                .as_array()
+                .map(|rolls| {
+                    rolls
+                        .iter()
+                        .map(|roll| {
+                            let entry = RollRecord {
+                                index,
+                                purpose: roll["purpose"].as_str().unwrap_or_default().to_string(),
+                                dice: roll["dice"].as_str().unwrap_or_default().to_string(),
+                                value: roll["value"].as_u64().and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+                            };
+                            index += 1;
+                            entry
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let effects = stored["effects"]
+                .as_array()
+                .map(|e| e.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            RecordedAction {
+                action: action.machine.clone(),
+                human: Some(action.human.clone()),
+                rolls,
+                effects,
+            }
+        })
+        .collect();
+    let dice_record = DiceGameRecord {
+        variant: record.variant,
+        game_id: game_id.to_string(),
+        commitment,
+        seed,
+        start_position,
+        actions,
+        result: record.outcome.map(|o| o.result_str().to_string()),
+        reason: record.outcome.map(|o| o.reason.as_str().to_string()),
+    };
+    Ok(Json(dice_record).into_response())
+}
+
 async fn variants() -> Json<serde_json::Value> {
     let list: Vec<serde_json::Value> = Variant::ALL
         .iter()
@@ -337,6 +414,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/games/{id}/accept", post(accept_game))
         .route("/api/users/{name}/games", get(user_games))
         .route("/games/{id}/export", get(export_game))
+        .route("/api/games/{id}/dice", get(dice_record))
         .route("/api/variants", get(variants))
 }
 

@@ -349,3 +349,41 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     );
     server.stop().await;
 }
+
+/// A finished dice game's roll log verifies with the revealed seed, and a tampered one fails.
+async fn check_dice_record(client: &mut oddboard::client::Client, game_id: &str) {
+    let response = client
+        .get(&format!("/api/games/{game_id}/dice"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 200, "{}", response.body);
+    let mut record = response.json();
+    let rolls: usize = record["actions"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x["rolls"].as_array().map_or(0, Vec::len)).sum())
+        .unwrap_or(0);
+    assert!(rolls > 0, "the game rolled no dice: {record}");
+    let verify = |record: &Value| {
+        let path = std::env::temp_dir().join(format!("oddboard-dice-{}.json", uuid::Uuid::new_v4()));
+        std::fs::write(&path, record.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let args = vec!["verify-dice".to_string(), path.to_string_lossy().into_owned()];
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = oddboard::cli::run_rules(&args, &mut out, &mut err);
+        let _ = std::fs::remove_file(&path);
+        (status, String::from_utf8_lossy(&err).into_owned())
+    };
+    let (status, err) = verify(&record);
+    assert_eq!(status, 0, "{err}");
+    // Change one stored roll: verification must name the mismatch.
+    if let Some(actions) = record["actions"].as_array_mut() {
+        if let Some(roll) = actions
+            .iter_mut()
+            .find_map(|a| a["rolls"].as_array_mut().and_then(|r| r.first_mut()))
+        {
+            let value = roll["value"].as_u64().unwrap_or(1);
+            roll["value"] = json!(if value == 1 { 2 } else { value - 1 });
+        }
+    }
+    let (status, _) = verify(&record);
+    assert_eq!(status, 1, "a tampered roll log must fail verification");
+}
