@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::{
     ActionRecord, ActionWriter, ClockSetting, ColorChoice, GameStatus, NewAction, NewGame, Store,
-    StoreError, User,
+    StoreError, User, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::task::JoinSet;
@@ -295,9 +295,25 @@ async fn dice_seed_is_never_serialized(pool: PgPool) -> Result<(), StoreError> {
     let json = serde_json::to_value(&loaded).unwrap_or_default();
 
     assert!(json.get("dice_seed").is_none(), "{json}");
+    assert_eq!(
+        loaded.revealed_dice_seed(),
+        None,
+        "secret while the game runs"
+    );
     assert_eq!(json["dice_commitment"], "cd".repeat(32));
     assert_eq!(json["status"], "waiting");
     assert_eq!(json["variant"], "drehs");
+
+    store
+        .finish_game(game.game_id, &Outcome::draw(EndReason::Aborted), at(1))
+        .await?;
+    let over = store.load_game(game.game_id).await?.expect("the game");
+    assert_eq!(over.revealed_dice_seed(), Some(&[1_u8, 2, 3][..]));
+    let json = serde_json::to_value(&over).unwrap_or_default();
+    assert!(
+        json.get("dice_seed").is_none(),
+        "the web layer decides: {json}"
+    );
     Ok(())
 }
 
@@ -714,25 +730,18 @@ async fn an_empty_batch_is_a_no_op(pool: PgPool) -> Result<(), StoreError> {
 
 // ---- the group-commit writer -------------------------------------------------------------
 
-#[sqlx::test(migrations = "./migrations")]
-async fn writer_commits_concurrent_appends_in_batches(pool: PgPool) -> Result<(), StoreError> {
-    const GAMES: usize = 100;
-    const PLIES: i32 = 20;
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let bob = registered(&store, "Bob").await;
-    let mut game_ids = Vec::new();
-    for _ in 0..GAMES {
-        game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chazz).await);
-    }
-    let writer = ActionWriter::spawn(store.clone());
-
-    // One task per game, appending its plies one after the other like a game actor.
+/// One task per game, each appending plies `1..=plies` one after the other like a game actor
+/// (the next move only once the previous one is committed), all games at once.
+async fn play_concurrently(
+    writer: &ActionWriter,
+    game_ids: &[Uuid],
+    plies: i32,
+) -> Result<(), StoreError> {
     let mut games = JoinSet::new();
-    for &game_id in &game_ids {
+    for &game_id in game_ids {
         let writer = writer.clone();
         games.spawn(async move {
-            for ply in 1..=PLIES {
+            for ply in 1..=plies {
                 writer.append(action(game_id, ply)).await?;
             }
             Ok::<_, StoreError>(())
@@ -741,11 +750,47 @@ async fn writer_commits_concurrent_appends_in_batches(pool: PgPool) -> Result<()
     while let Some(done) = games.join_next().await {
         done.expect("the game task")?;
     }
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_commits_concurrent_appends_in_batches(pool: PgPool) -> Result<(), StoreError> {
+    concurrent_appends_in_batches(Store::from_pool(pool), WriterConfig::default()).await
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_with_two_batches_in_flight_commits_everything(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let config = WriterConfig {
+        max_in_flight: 2,
+        ..WriterConfig::default()
+    };
+    concurrent_appends_in_batches(Store::from_pool(pool), config).await
+}
+
+/// 100 games appending 20 plies each at the same time: everything commits, in batches.
+async fn concurrent_appends_in_batches(
+    store: Store,
+    config: WriterConfig,
+) -> Result<(), StoreError> {
+    const GAMES: usize = 100;
+    const PLIES: i32 = 20;
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let mut game_ids = Vec::new();
+    for _ in 0..GAMES {
+        game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chazz).await);
+    }
+    let writer = ActionWriter::spawn_with(store.clone(), config);
+
+    play_concurrently(&writer, &game_ids, PLIES).await?;
 
     let stats = writer.stats().snapshot();
     let rows = u64::try_from(GAMES).unwrap_or(0) * u64::try_from(PLIES).unwrap_or(0);
     eprintln!(
-        "writer: {} rows in {} batches (mean {:.1}); sizes {:?}",
+        "writer ({} in flight): {} rows in {} batches (mean {:.1}); sizes {:?}",
+        config.max_in_flight,
         stats.rows_committed,
         stats.batches_committed,
         stats.mean_batch_size(),
@@ -861,25 +906,36 @@ fn server_url() -> String {
     }
 }
 
+/// A database name nobody else uses.
+fn scratch_database_name(purpose: &str) -> String {
+    format!("oddboard_{purpose}_{}", Uuid::new_v4().simple())
+}
+
+async fn drop_database(name: &str) -> Result<(), StoreError> {
+    let mut admin = PgConnection::connect(&format!("{}/postgres", server_url())).await?;
+    sqlx::query(&format!("drop database \"{name}\" with (force)"))
+        .execute(&mut admin)
+        .await?;
+    admin.close().await?;
+    Ok(())
+}
+
 #[tokio::test]
 async fn connect_creates_a_missing_database_and_migrates_it() -> Result<(), StoreError> {
-    let name = format!("oddboard_connect_{}", Uuid::new_v4().simple());
+    let name = scratch_database_name("connect");
     let url = format!("{}/{name}", server_url());
 
     let store = Store::connect(&url).await?;
     let users: i64 = sqlx::query_scalar("select count(*) from app_user")
         .fetch_one(store.pool())
         .await?;
+    store.ping().await?;
     store.pool().close().await;
     // A second connect finds the database and the migrations already there.
     let again = Store::connect(&url).await?;
     again.pool().close().await;
 
-    let mut admin = PgConnection::connect(&format!("{}/postgres", server_url())).await?;
-    sqlx::query(&format!("drop database \"{name}\" with (force)"))
-        .execute(&mut admin)
-        .await?;
-    admin.close().await?;
+    drop_database(&name).await?;
     assert_eq!(users, 0);
     Ok(())
 }
@@ -905,4 +961,51 @@ async fn connect_to_a_closed_port_says_what_to_do() -> Result<(), StoreError> {
     );
     assert!(message.contains("DATABASE_URL"), "{message}");
     Ok(())
+}
+
+// ---- throughput --------------------------------------------------------------------------
+
+/// Group-commit throughput at three levels of concurrency, on a multi-threaded runtime and
+/// its own database. Prints figures; asserts only that everything was committed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: cargo test --release --test it writer_throughput -- --ignored --nocapture"]
+async fn writer_throughput() -> Result<(), StoreError> {
+    let name = scratch_database_name("bench");
+    let store = Store::connect(&format!("{}/{name}", server_url())).await?;
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+
+    let rounds = [(10_usize, 2_000_i32), (100, 300), (1_000, 40)];
+    for (in_flight, (games, plies)) in [1, 2].into_iter().flat_map(|n| rounds.map(|r| (n, r))) {
+        let mut game_ids = Vec::with_capacity(games);
+        for _ in 0..games {
+            game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await);
+        }
+        let config = WriterConfig {
+            max_in_flight: in_flight,
+            ..WriterConfig::default()
+        };
+        let writer = ActionWriter::spawn_with(store.clone(), config);
+        let started = std::time::Instant::now();
+        play_concurrently(&writer, &game_ids, plies).await?;
+        let elapsed = started.elapsed();
+        let stats = writer.stats().snapshot();
+        #[allow(clippy::cast_precision_loss)]
+        let per_second = stats.rows_committed as f64 / elapsed.as_secs_f64();
+        eprintln!(
+            "{in_flight} in flight, {games} games x {plies} plies: {} rows in {elapsed:.2?} = {per_second:.0} appends/s; \
+             {} batches, mean {:.1} rows; sizes {:?}",
+            stats.rows_committed,
+            stats.batches_committed,
+            stats.mean_batch_size(),
+            stats.batch_sizes
+        );
+        assert_eq!(
+            stats.rows_committed,
+            u64::try_from(games).unwrap_or(0) * u64::try_from(plies).unwrap_or(0)
+        );
+    }
+
+    store.pool().close().await;
+    drop_database(&name).await
 }
