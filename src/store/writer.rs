@@ -69,12 +69,19 @@ pub struct ActionWriter {
 
 impl ActionWriter {
     /// Spawns the writer task (on the current tokio runtime) that owns the batching loop,
-    /// with the default [`WriterConfig`].
+    /// with the default [`WriterConfig`]. The task ends once every handle is dropped and the
+    /// queue is drained.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime (like `tokio::spawn`).
     pub fn spawn(store: Store) -> ActionWriter {
         ActionWriter::spawn_with(store, WriterConfig::default())
     }
 
     /// [`ActionWriter::spawn`] with explicit settings (zero values count as 1).
+    ///
+    /// # Panics
+    /// Outside a tokio runtime (like `tokio::spawn`).
     pub fn spawn_with(store: Store, config: WriterConfig) -> ActionWriter {
         let config = WriterConfig {
             max_batch: config.max_batch.max(1),
@@ -87,7 +94,8 @@ impl ActionWriter {
         ActionWriter { sender, stats }
     }
 
-    /// Queues the action and resolves once it is committed (or failed).
+    /// Queues the action and resolves once it is committed (or failed). Dropping the future
+    /// after the action was queued does not cancel the write: it commits (or fails) anyway.
     ///
     /// # Errors
     /// [`StoreError::DuplicatePly`] if the game already has this ply (the other actions of

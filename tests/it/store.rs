@@ -14,6 +14,7 @@ use oddboard::store::{
     StoreError, User, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
+use std::sync::Arc;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
@@ -873,6 +874,35 @@ async fn racing_appends_of_one_ply_commit_exactly_one(pool: PgPool) -> Result<()
     let loaded = store.load_game(game_id).await?.expect("the game");
     assert_eq!(loaded.actions.len(), 1);
     assert_eq!(loaded.actions[0].machine, winner);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_stops_once_every_handle_is_dropped(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await;
+    let writer = ActionWriter::spawn(store.clone());
+    let stats = writer.stats();
+    let clone = writer.clone();
+    writer.append(action(game_id, 1)).await?;
+
+    drop(writer);
+    // A clone keeps it going.
+    clone.append(action(game_id, 2)).await?;
+    drop(clone);
+
+    // The task holds the only other reference to the counters: it is gone once they are ours
+    // alone. It notices within a few scheduler turns.
+    for _ in 0..1000 {
+        if Arc::strong_count(&stats) == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert_eq!(Arc::strong_count(&stats), 1, "the writer task has ended");
+    assert_eq!(stats.snapshot().rows_committed, 2);
     Ok(())
 }
 
