@@ -11,4 +11,25 @@ if grep -rnE '\b(tokio|sqlx|axum|tower|std::time::(Instant|SystemTime)|thread_rn
   echo "src/rules must stay pure" >&2
   exit 1
 fi
+
+# The server tests need PostgreSQL (`#[sqlx::test]` creates a fresh database per test from
+# DATABASE_URL). Start the local cluster if it is down, then wait until it accepts connections.
+if ! pg_isready -h 127.0.0.1 -q; then
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
+fi
+for _ in $(seq 1 30); do
+  pg_isready -h 127.0.0.1 -q && break
+  sleep 1
+done
+pg_isready -h 127.0.0.1 || { echo "PostgreSQL did not come up on 127.0.0.1:5432" >&2; exit 1; }
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@localhost:5432/oddboard_test}"
+# `#[sqlx::test]` connects to DATABASE_URL itself to create its per-test databases, so that
+# database must exist (the server's own `Store::connect` would create it, the tests do not).
+test_db="${DATABASE_URL##*/}"
+test_db="${test_db%%\?*}"
+admin_url="${DATABASE_URL%/*}/postgres"
+if [ "$(psql "$admin_url" -tAc "select 1 from pg_database where datname = '$test_db'")" != 1 ]; then
+  psql "$admin_url" -qc "create database \"$test_db\""
+fi
+
 cargo test --all-targets

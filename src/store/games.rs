@@ -43,39 +43,6 @@ impl ColorChoice {
     }
 }
 
-impl fmt::Display for ColorChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A colour choice id that is not `random`, `white` or `black`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseColorChoiceError(pub String);
-
-impl fmt::Display for ParseColorChoiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown colour choice `{}` (known: random, white, black)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for ParseColorChoiceError {}
-
-impl FromStr for ColorChoice {
-    type Err = ParseColorChoiceError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ColorChoice::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| ParseColorChoiceError(s.to_string()))
-    }
-}
-
 /// Where a game is in its life. Only the store's writers move it forward:
 /// `waiting` → `active` ([`Store::start_game`]) → `finished` ([`Store::finish_game`]), or
 /// `waiting`/`active` → `aborted`.
@@ -118,34 +85,50 @@ impl GameStatus {
     }
 }
 
-impl fmt::Display for GameStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Implements `Display` (the id) and `FromStr` (back from the id, through `ALL`) for an enum
+/// with stable string ids and an `as_str`, and defines its parse error.
+macro_rules! string_id {
+    ($ty:ident, $error:ident, $what:literal) => {
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        #[doc = concat!("A ", $what, " id that is not one of [`", stringify!($ty), "::ALL`].")]
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $error(pub String);
+
+        impl fmt::Display for $error {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let known: Vec<&str> = $ty::ALL.iter().map(|v| v.as_str()).collect();
+                write!(
+                    f,
+                    "unknown {} `{}` (known: {})",
+                    $what,
+                    self.0,
+                    known.join(", ")
+                )
+            }
+        }
+
+        impl std::error::Error for $error {}
+
+        impl FromStr for $ty {
+            type Err = $error;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $ty::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| $error(s.to_string()))
+            }
+        }
+    };
 }
 
-/// A status id that is not one of [`GameStatus::ALL`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseGameStatusError(pub String);
-
-impl fmt::Display for ParseGameStatusError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown game status `{}`", self.0)
-    }
-}
-
-impl std::error::Error for ParseGameStatusError {}
-
-impl FromStr for GameStatus {
-    type Err = ParseGameStatusError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        GameStatus::ALL
-            .into_iter()
-            .find(|st| st.as_str() == s)
-            .ok_or_else(|| ParseGameStatusError(s.to_string()))
-    }
-}
+string_id!(ColorChoice, ParseColorChoiceError, "colour choice");
+string_id!(GameStatus, ParseGameStatusError, "game status");
 
 /// A time control: each side starts with `initial_ms` and gains `increment_ms` per action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -232,6 +215,18 @@ pub struct GameRecord {
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
     pub actions: Vec<ActionRecord>,
+}
+
+impl GameRecord {
+    /// The dice seed, but only once the game is over: while it runs the seed would let a
+    /// player predict the dice. What the web layer should show next to the commitment.
+    pub fn revealed_dice_seed(&self) -> Option<&[u8]> {
+        if self.status.is_over() {
+            self.dice_seed.as_deref()
+        } else {
+            None
+        }
+    }
 }
 
 /// One line of a user's game history.
@@ -700,4 +695,77 @@ fn mark_duplicates(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_through_text_and_serde() {
+        for choice in ColorChoice::ALL {
+            assert_eq!(choice.as_str().parse::<ColorChoice>(), Ok(choice));
+            let json = serde_json::to_string(&choice).unwrap_or_default();
+            assert_eq!(json, format!("\"{choice}\""));
+        }
+        for status in GameStatus::ALL {
+            assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
+            let json = serde_json::to_string(&status).unwrap_or_default();
+            assert_eq!(json, format!("\"{status}\""));
+        }
+        assert_eq!(
+            "purple".parse::<ColorChoice>().map_err(|e| e.to_string()),
+            Err("unknown colour choice `purple` (known: random, white, black)".to_string())
+        );
+        assert!("Active".parse::<GameStatus>().is_err());
+    }
+
+    #[test]
+    fn outcome_columns() {
+        let read = |result, reason| outcome(Some(result), Some(reason)).ok().flatten();
+        assert_eq!(
+            read("1-0", "checkmate"),
+            Some(Outcome::win(Color::White, EndReason::Checkmate))
+        );
+        assert_eq!(
+            read("0-1", "timeout"),
+            Some(Outcome::win(Color::Black, EndReason::Timeout))
+        );
+        assert_eq!(
+            read("1/2-1/2", "agreement"),
+            Some(Outcome::draw(EndReason::Agreement))
+        );
+        assert_eq!(
+            read("*", "aborted"),
+            Some(Outcome::draw(EndReason::Aborted))
+        );
+        assert!(matches!(outcome(None, None), Ok(None)));
+        assert!(matches!(
+            outcome(Some("2-0"), Some("checkmate")),
+            Err(StoreError::InvalidValue {
+                column: "game.result",
+                ..
+            })
+        ));
+        assert!(matches!(
+            outcome(Some("1-0"), Some("bored")),
+            Err(StoreError::InvalidValue {
+                column: "game.end_reason",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn clock_needs_both_columns() {
+        assert_eq!(
+            clock_setting(Some(60_000), Some(0)),
+            Some(ClockSetting {
+                initial_ms: 60_000,
+                increment_ms: 0
+            })
+        );
+        assert_eq!(clock_setting(None, None), None);
+        assert_eq!(clock_setting(Some(1), None), None);
+    }
 }

@@ -24,7 +24,7 @@ pub use games::{
     NewGame, ParseColorChoiceError, ParseGameStatusError,
 };
 pub use users::User;
-pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot};
+pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot, WriterConfig};
 
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgPoolOptions};
@@ -150,10 +150,10 @@ impl Store {
         &self.pool
     }
 
-    /// A trivial round trip, for `/healthz`.
+    /// One round trip to the database, for readiness checks.
     ///
     /// # Errors
-    /// The database cannot be reached.
+    /// The database cannot be reached or does not answer.
     pub async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("select 1").execute(&self.pool).await?;
         Ok(())

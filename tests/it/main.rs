@@ -1,7 +1,10 @@
-//! The server's one integration-test binary (one link on a 2-core machine): real PostgreSQL,
-//! real HTTP and WebSocket clients, the real server binary for the crash test.
+//! The server's one integration-test binary (one link for all of them, which matters on a
+//! 2-core machine): real PostgreSQL, real HTTP and WebSocket clients, the real server binary
+//! for the crash test. Needs `DATABASE_URL` pointing at a running PostgreSQL (each test
+//! creates its own database from it); `scripts/test.sh` sets both up.
 
 mod crash;
 mod server;
+mod store;
 mod web;
 mod ws_game;

@@ -1,0 +1,1041 @@
+//! The store against a real PostgreSQL: every query of `oddboard::store`, the named
+//! constraints it maps to domain errors, the group-commit writer, and `Store::connect`.
+//!
+//! Each `#[sqlx::test]` gets a fresh, migrated database. Times are fixed instants
+//! ([`at`]), never the wall clock, so comparisons are exact (PostgreSQL keeps microseconds).
+
+// In tests a panic with a message is the failure report.
+#![allow(clippy::expect_used)]
+
+use chrono::{DateTime, Utc};
+use oddboard::rules::{Color, EndReason, Outcome, Variant};
+use oddboard::store::{
+    ActionRecord, ActionWriter, ClockSetting, ColorChoice, GameStatus, NewAction, NewGame, Store,
+    StoreError, User, WriterConfig,
+};
+use sqlx::{Connection, PgConnection, PgPool};
+use std::sync::Arc;
+use tokio::task::JoinSet;
+use uuid::Uuid;
+
+/// A plausible argon2id PHC string; the store never looks inside it.
+const HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA";
+
+/// A fixed instant, `seconds` after an arbitrary epoch.
+fn at(seconds: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap_or_default()
+}
+
+/// A SHA-256-sized token hash, distinct per `seed`.
+fn token_hash(seed: u8) -> Vec<u8> {
+    vec![seed; 32]
+}
+
+async fn registered(store: &Store, name: &str) -> User {
+    store
+        .create_user(name, Some(HASH), false)
+        .await
+        .unwrap_or_else(|err| panic!("create {name}: {err}"))
+}
+
+/// A waiting game without clock or dice.
+fn new_game(creator_id: Uuid, variant: Variant) -> NewGame {
+    NewGame {
+        game_id: Uuid::new_v4(),
+        variant,
+        creator_id,
+        white_id: None,
+        black_id: None,
+        color_choice: ColorChoice::Random,
+        clock: None,
+        rated: false,
+        start_position: None,
+        dice_commitment: None,
+        dice_seed: None,
+    }
+}
+
+/// Creates and starts a game between `white` and `black`; returns its id.
+async fn started_game(store: &Store, white: Uuid, black: Uuid, variant: Variant) -> Uuid {
+    let game = new_game(white, variant);
+    store
+        .create_game(&game)
+        .await
+        .unwrap_or_else(|err| panic!("{err}"));
+    store
+        .start_game(game.game_id, white, black, at(10))
+        .await
+        .unwrap_or_else(|err| panic!("{err}"));
+    game.game_id
+}
+
+fn action(game_id: Uuid, ply: i32) -> NewAction {
+    NewAction {
+        game_id,
+        ply,
+        machine: format!("m{ply}"),
+        human: format!("h{ply}"),
+        white_ms: None,
+        black_ms: None,
+        rolls: None,
+    }
+}
+
+/// Pins `created_at`, which otherwise is the insert's `now()`, so ordering tests are exact.
+async fn set_created_at(store: &Store, game_id: Uuid, created_at: DateTime<Utc>) {
+    sqlx::query("update game set created_at = $2 where game_id = $1")
+        .bind(game_id)
+        .bind(created_at)
+        .execute(store.pool())
+        .await
+        .unwrap_or_else(|err| panic!("{err}"));
+}
+
+async fn count_actions(store: &Store) -> i64 {
+    sqlx::query_scalar("select count(*) from game_action")
+        .fetch_one(store.pool())
+        .await
+        .unwrap_or_else(|err| panic!("{err}"))
+}
+
+fn plies(actions: &[ActionRecord]) -> Vec<i32> {
+    actions.iter().map(|a| a.ply).collect()
+}
+
+// ---- users -------------------------------------------------------------------------------
+
+#[sqlx::test(migrations = "./migrations")]
+async fn create_user_and_look_it_up(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+
+    let alice = store.create_user("Alice", Some(HASH), false).await?;
+    let guest = store.create_user("Guest-7f3a", None, true).await?;
+
+    assert_eq!(alice.username, "Alice");
+    assert!(!alice.is_guest);
+    assert!(guest.is_guest);
+    assert_eq!(store.user_by_id(alice.user_id).await?, Some(alice.clone()));
+    assert_eq!(store.user_by_name("alice").await?, Some(alice.clone()));
+    assert_eq!(store.user_by_name("ALICE").await?, Some(alice.clone()));
+    assert_eq!(store.user_by_name("bob").await?, None);
+    assert_eq!(store.user_by_id(Uuid::new_v4()).await?, None);
+    assert_eq!(
+        store.password_hash(alice.user_id).await?.as_deref(),
+        Some(HASH)
+    );
+    assert_eq!(store.password_hash(guest.user_id).await?, None);
+    assert_eq!(store.password_hash(Uuid::new_v4()).await?, None);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn usernames_are_unique_ignoring_case(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    store.create_user("Alice", Some(HASH), false).await?;
+
+    let again = store.create_user("aLICE", None, true).await;
+
+    assert!(matches!(again, Err(StoreError::UsernameTaken)), "{again:?}");
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn schema_rejects_blank_names_and_guest_passwords(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+
+    let blank = store.create_user("  ", Some(HASH), false).await;
+    let guest_with_password = store.create_user("Guest-1", Some(HASH), true).await;
+
+    assert!(matches!(blank, Err(StoreError::Database(_))), "{blank:?}");
+    assert!(
+        matches!(guest_with_password, Err(StoreError::Database(_))),
+        "{guest_with_password:?}"
+    );
+    Ok(())
+}
+
+// ---- sessions ----------------------------------------------------------------------------
+
+#[sqlx::test(migrations = "./migrations")]
+async fn session_lifecycle(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let token = token_hash(1);
+
+    store.create_session(alice.user_id, &token, at(100)).await?;
+
+    assert_eq!(store.session_user(&token, at(99)).await?, Some(alice));
+    assert_eq!(store.session_user(&token, at(100)).await?, None, "expired");
+    assert_eq!(store.session_user(&token_hash(2), at(0)).await?, None);
+
+    store.delete_session(&token).await?;
+    assert_eq!(store.session_user(&token, at(0)).await?, None);
+    // Logging out twice is harmless.
+    store.delete_session(&token).await?;
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn expired_sessions_are_purged(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    store
+        .create_session(alice.user_id, &token_hash(1), at(100))
+        .await?;
+    store
+        .create_session(alice.user_id, &token_hash(2), at(200))
+        .await?;
+
+    assert_eq!(store.delete_expired_sessions(at(150)).await?, 1);
+
+    assert_eq!(store.session_user(&token_hash(1), at(0)).await?, None);
+    assert!(store.session_user(&token_hash(2), at(0)).await?.is_some());
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn session_needs_an_existing_user_and_a_sha256(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+
+    let nobody = store
+        .create_session(Uuid::new_v4(), &token_hash(1), at(100))
+        .await;
+    let short = store.create_session(alice.user_id, b"short", at(100)).await;
+    store
+        .create_session(alice.user_id, &token_hash(3), at(100))
+        .await?;
+    let reused = store
+        .create_session(alice.user_id, &token_hash(3), at(100))
+        .await;
+
+    assert!(matches!(nobody, Err(StoreError::NotFound)), "{nobody:?}");
+    assert!(matches!(short, Err(StoreError::Database(_))), "{short:?}");
+    assert!(matches!(reused, Err(StoreError::Database(_))), "{reused:?}");
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn deleting_a_user_deletes_their_sessions(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    store
+        .create_session(alice.user_id, &token_hash(1), at(100))
+        .await?;
+
+    sqlx::query("delete from app_user where user_id = $1")
+        .bind(alice.user_id)
+        .execute(store.pool())
+        .await?;
+
+    let left: i64 = sqlx::query_scalar("select count(*) from session")
+        .fetch_one(store.pool())
+        .await?;
+    assert_eq!(left, 0);
+    Ok(())
+}
+
+// ---- games -------------------------------------------------------------------------------
+
+#[sqlx::test(migrations = "./migrations")]
+async fn create_and_load_a_game(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let game = NewGame {
+        white_id: Some(alice.user_id),
+        color_choice: ColorChoice::White,
+        clock: Some(ClockSetting {
+            initial_ms: 300_000,
+            increment_ms: 2_000,
+        }),
+        rated: true,
+        start_position: Some("some position".into()),
+        dice_commitment: Some("ab".repeat(32)),
+        dice_seed: Some(vec![7; 16]),
+        ..new_game(alice.user_id, Variant::Drehs)
+    };
+
+    store.create_game(&game).await?;
+    let loaded = store.load_game(game.game_id).await?.expect("the game");
+
+    assert_eq!(loaded.game_id, game.game_id);
+    assert_eq!(loaded.variant, Variant::Drehs);
+    assert_eq!(loaded.creator_id, alice.user_id);
+    assert_eq!(loaded.white_id, Some(alice.user_id));
+    assert_eq!(loaded.white_name.as_deref(), Some("Alice"));
+    assert_eq!(
+        (loaded.black_id, loaded.black_name.as_deref()),
+        (None, None)
+    );
+    assert_eq!(loaded.color_choice, ColorChoice::White);
+    assert_eq!(loaded.clock, game.clock);
+    assert!(loaded.rated);
+    assert_eq!(loaded.status, GameStatus::Waiting);
+    assert_eq!(loaded.outcome, None);
+    assert_eq!(loaded.start_position, game.start_position);
+    assert_eq!(loaded.dice_commitment, game.dice_commitment);
+    assert_eq!(loaded.dice_seed, game.dice_seed);
+    assert_eq!((loaded.started_at, loaded.ended_at), (None, None));
+    assert!(loaded.actions.is_empty());
+    assert_eq!(store.load_game(Uuid::new_v4()).await?, None);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn dice_seed_is_never_serialized(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let game = NewGame {
+        dice_commitment: Some("cd".repeat(32)),
+        dice_seed: Some(vec![1, 2, 3]),
+        ..new_game(alice.user_id, Variant::Drehs)
+    };
+    store.create_game(&game).await?;
+    let loaded = store.load_game(game.game_id).await?.expect("the game");
+
+    let json = serde_json::to_value(&loaded).unwrap_or_default();
+
+    assert!(json.get("dice_seed").is_none(), "{json}");
+    assert_eq!(
+        loaded.revealed_dice_seed(),
+        None,
+        "secret while the game runs"
+    );
+    assert_eq!(json["dice_commitment"], "cd".repeat(32));
+    assert_eq!(json["status"], "waiting");
+    assert_eq!(json["variant"], "drehs");
+
+    store
+        .finish_game(game.game_id, &Outcome::draw(EndReason::Aborted), at(1))
+        .await?;
+    let over = store.load_game(game.game_id).await?.expect("the game");
+    assert_eq!(over.revealed_dice_seed(), Some(&[1_u8, 2, 3][..]));
+    let json = serde_json::to_value(&over).unwrap_or_default();
+    assert!(
+        json.get("dice_seed").is_none(),
+        "the web layer decides: {json}"
+    );
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn create_game_checks_players_and_settings(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+
+    let unknown_creator = store
+        .create_game(&new_game(Uuid::new_v4(), Variant::Chad))
+        .await;
+    let unknown_black = store
+        .create_game(&NewGame {
+            black_id: Some(Uuid::new_v4()),
+            ..new_game(alice.user_id, Variant::Chad)
+        })
+        .await;
+    let negative_clock = store
+        .create_game(&NewGame {
+            clock: Some(ClockSetting {
+                initial_ms: -1,
+                increment_ms: 0,
+            }),
+            ..new_game(alice.user_id, Variant::Chad)
+        })
+        .await;
+    let uncommitted_seed = store
+        .create_game(&NewGame {
+            dice_seed: Some(vec![1]),
+            ..new_game(alice.user_id, Variant::Drehs)
+        })
+        .await;
+
+    assert!(matches!(unknown_creator, Err(StoreError::NotFound)));
+    assert!(matches!(unknown_black, Err(StoreError::NotFound)));
+    assert!(matches!(negative_clock, Err(StoreError::Database(_))));
+    assert!(matches!(uncommitted_seed, Err(StoreError::Database(_))));
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn start_a_waiting_game(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game = new_game(alice.user_id, Variant::Suicide);
+    store.create_game(&game).await?;
+    let updated_before: DateTime<Utc> =
+        sqlx::query_scalar("select updated_at from game where game_id = $1")
+            .bind(game.game_id)
+            .fetch_one(store.pool())
+            .await?;
+
+    store
+        .start_game(game.game_id, bob.user_id, alice.user_id, at(5))
+        .await?;
+
+    let loaded = store.load_game(game.game_id).await?.expect("the game");
+    assert_eq!(loaded.status, GameStatus::Active);
+    assert_eq!(loaded.white_id, Some(bob.user_id));
+    assert_eq!(loaded.black_id, Some(alice.user_id));
+    assert_eq!(loaded.white_name.as_deref(), Some("Bob"));
+    assert_eq!(loaded.black_name.as_deref(), Some("Alice"));
+    assert_eq!(loaded.started_at, Some(at(5)));
+    let updated_after: DateTime<Utc> =
+        sqlx::query_scalar("select updated_at from game where game_id = $1")
+            .bind(game.game_id)
+            .fetch_one(store.pool())
+            .await?;
+    assert!(
+        updated_after > updated_before,
+        "the trigger bumps updated_at"
+    );
+
+    // Only a waiting game can start.
+    let again = store
+        .start_game(game.game_id, bob.user_id, alice.user_id, at(6))
+        .await;
+    let unknown = store
+        .start_game(Uuid::new_v4(), bob.user_id, alice.user_id, at(6))
+        .await;
+    assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
+    assert!(matches!(unknown, Err(StoreError::NotFound)), "{unknown:?}");
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn finish_with_every_kind_of_result(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let cases = [
+        (
+            Outcome::win(Color::White, EndReason::Checkmate),
+            GameStatus::Finished,
+            "1-0",
+        ),
+        (
+            Outcome::win(Color::Black, EndReason::Timeout),
+            GameStatus::Finished,
+            "0-1",
+        ),
+        (
+            Outcome::draw(EndReason::Agreement),
+            GameStatus::Finished,
+            "1/2-1/2",
+        ),
+        (Outcome::draw(EndReason::Aborted), GameStatus::Aborted, "*"),
+    ];
+
+    for (outcome, status, result) in cases {
+        let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Chazz).await;
+
+        store.finish_game(game_id, &outcome, at(60)).await?;
+
+        let loaded = store.load_game(game_id).await?.expect("the game");
+        assert_eq!(loaded.status, status, "{outcome:?}");
+        assert_eq!(loaded.outcome, Some(outcome));
+        assert_eq!(loaded.ended_at, Some(at(60)));
+        let (stored_result, stored_reason): (String, String) =
+            sqlx::query_as("select result, end_reason from game where game_id = $1")
+                .bind(game_id)
+                .fetch_one(store.pool())
+                .await?;
+        assert_eq!(stored_result, result);
+        assert_eq!(stored_reason, outcome.reason.as_str());
+
+        // Over is over.
+        let again = store.finish_game(game_id, &outcome, at(61)).await;
+        assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
+    }
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn a_waiting_game_can_be_aborted_but_not_finished(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let aborted = new_game(alice.user_id, Variant::Duel);
+    let won = new_game(alice.user_id, Variant::Duel);
+    store.create_game(&aborted).await?;
+    store.create_game(&won).await?;
+
+    store
+        .finish_game(aborted.game_id, &Outcome::draw(EndReason::Aborted), at(1))
+        .await?;
+    let finish_unstarted = store
+        .finish_game(
+            won.game_id,
+            &Outcome::win(Color::White, EndReason::Resignation),
+            at(1),
+        )
+        .await;
+    let unknown = store
+        .finish_game(Uuid::new_v4(), &Outcome::draw(EndReason::Aborted), at(1))
+        .await;
+
+    let loaded = store.load_game(aborted.game_id).await?.expect("the game");
+    assert_eq!(loaded.status, GameStatus::Aborted);
+    assert_eq!(loaded.outcome, Some(Outcome::draw(EndReason::Aborted)));
+    assert!(
+        matches!(finish_unstarted, Err(StoreError::Database(_))),
+        "{finish_unstarted:?}"
+    );
+    assert!(matches!(unknown, Err(StoreError::NotFound)), "{unknown:?}");
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Drehs).await;
+    let rolled = NewAction {
+        white_ms: Some(299_000),
+        black_ms: Some(300_000),
+        rolls: Some(serde_json::json!({"attack": [6, 2], "defence": [1]})),
+        ..action(game_id, 1)
+    };
+
+    // Stored out of order, in two batches.
+    let first = store
+        .append_actions(&[action(game_id, 3), rolled.clone()])
+        .await?;
+    let second = store.append_actions(&[action(game_id, 2)]).await?;
+    assert!(first.iter().chain(&second).all(Result::is_ok));
+
+    let loaded = store.load_game(game_id).await?.expect("the game");
+    assert_eq!(plies(&loaded.actions), [1, 2, 3]);
+    let ply1 = &loaded.actions[0];
+    assert_eq!((ply1.machine.as_str(), ply1.human.as_str()), ("m1", "h1"));
+    assert_eq!(
+        (ply1.white_ms, ply1.black_ms),
+        (Some(299_000), Some(300_000))
+    );
+    assert_eq!(ply1.rolls, rolled.rolls);
+    assert_eq!(loaded.actions[1].rolls, None);
+    assert_eq!(loaded.actions[1].white_ms, None);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn unfinished_games_come_with_their_actions(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let waiting = new_game(alice.user_id, Variant::Chad);
+    store.create_game(&waiting).await?;
+    let active = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let finished = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
+    let aborted = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
+    set_created_at(&store, waiting.game_id, at(1)).await;
+    set_created_at(&store, active, at(2)).await;
+    store
+        .append_actions(&[action(active, 2), action(finished, 1), action(active, 1)])
+        .await?;
+    store
+        .finish_game(finished, &Outcome::draw(EndReason::Repetition), at(3))
+        .await?;
+    store
+        .finish_game(aborted, &Outcome::draw(EndReason::Aborted), at(3))
+        .await?;
+
+    let games = store.unfinished_games().await?;
+
+    let ids: Vec<Uuid> = games.iter().map(|g| g.game_id).collect();
+    assert_eq!(ids, [waiting.game_id, active], "oldest first");
+    assert_eq!(games[0].status, GameStatus::Waiting);
+    assert!(games[0].actions.is_empty());
+    assert_eq!(games[1].status, GameStatus::Active);
+    assert_eq!(plies(&games[1].actions), [1, 2]);
+    assert_eq!(games[1].white_name.as_deref(), Some("Alice"));
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn user_games_newest_first_with_filter_and_paging(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let carol = registered(&store, "Carol").await;
+    // g1 (oldest) … g3 (newest) are Alice's; g4 is not; g5 is only a seek.
+    let g1 = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let g2 = started_game(&store, bob.user_id, alice.user_id, Variant::Chazz).await;
+    let g3 = started_game(&store, alice.user_id, carol.user_id, Variant::Suicide).await;
+    let g4 = started_game(&store, bob.user_id, carol.user_id, Variant::Suicide).await;
+    let seek = NewGame {
+        white_id: Some(alice.user_id),
+        color_choice: ColorChoice::White,
+        ..new_game(alice.user_id, Variant::Suicide)
+    };
+    store.create_game(&seek).await?;
+    for (game_id, created) in [(g1, 1), (g2, 2), (g3, 3), (g4, 4), (seek.game_id, 5)] {
+        set_created_at(&store, game_id, at(created)).await;
+    }
+    store
+        .finish_game(g1, &Outcome::win(Color::Black, EndReason::NoPieces), at(9))
+        .await?;
+    store
+        .finish_game(g3, &Outcome::draw(EndReason::Aborted), at(9))
+        .await?;
+    store
+        .append_actions(&[action(g1, 1), action(g1, 2), action(g2, 1)])
+        .await?;
+
+    let all = store.user_games("aLiCe", None, 10, 0).await?;
+    let suicide = store
+        .user_games("alice", Some(Variant::Suicide), 10, 0)
+        .await?;
+    let page1 = store.user_games("alice", None, 2, 0).await?;
+    let page2 = store.user_games("alice", None, 2, 2).await?;
+    let past_the_end = store.user_games("alice", None, 2, 4).await?;
+    let nobody = store.user_games("nobody", None, 10, 0).await?;
+
+    let ids = |games: &[oddboard::store::GameSummary]| -> Vec<Uuid> {
+        games.iter().map(|g| g.game_id).collect()
+    };
+    assert_eq!(ids(&all), [g3, g2, g1]);
+    assert_eq!(ids(&suicide), [g3, g1]);
+    assert_eq!(ids(&page1), [g3, g2]);
+    assert_eq!(ids(&page2), [g1]);
+    assert!(past_the_end.is_empty());
+    assert!(nobody.is_empty());
+
+    let oldest = &all[2];
+    assert_eq!(oldest.variant, Variant::Suicide);
+    assert_eq!(oldest.white_name.as_deref(), Some("Alice"));
+    assert_eq!(oldest.black_name.as_deref(), Some("Bob"));
+    assert_eq!(oldest.status, GameStatus::Finished);
+    assert_eq!(
+        oldest.outcome,
+        Some(Outcome::win(Color::Black, EndReason::NoPieces))
+    );
+    assert_eq!(oldest.created_at, at(1));
+    assert_eq!(oldest.ended_at, Some(at(9)));
+    assert_eq!(oldest.action_count, 2);
+    assert_eq!(all[1].status, GameStatus::Active);
+    assert_eq!(all[1].action_count, 1);
+    assert_eq!(all[0].status, GameStatus::Aborted);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn user_games_break_ties_by_game_id(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Duel).await;
+        set_created_at(&store, game_id, at(1)).await;
+        ids.push(game_id);
+    }
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+
+    let first_two = store.user_games("bob", None, 2, 0).await?;
+    let last = store.user_games("bob", None, 2, 2).await?;
+
+    let listed: Vec<Uuid> = first_two.iter().chain(&last).map(|g| g.game_id).collect();
+    assert_eq!(listed, ids, "stable order across pages");
+    Ok(())
+}
+
+// ---- actions -----------------------------------------------------------------------------
+
+#[sqlx::test(migrations = "./migrations")]
+async fn duplicate_ply_fails_alone(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let g1 = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let g2 = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    store.append_actions(&[action(g1, 1)]).await?;
+
+    let results = store
+        .append_actions(&[
+            action(g2, 1),
+            action(g1, 1), // already stored
+            action(g1, 2),
+            NewAction {
+                machine: "late".into(),
+                ..action(g1, 2) // repeated within the batch: the first one wins
+            },
+        ])
+        .await?;
+
+    assert!(results[0].is_ok());
+    assert!(
+        matches!(results[1], Err(StoreError::DuplicatePly { game_id, ply: 1 }) if game_id == g1),
+        "{:?}",
+        results[1]
+    );
+    assert!(results[2].is_ok());
+    assert!(
+        matches!(results[3], Err(StoreError::DuplicatePly { game_id, ply: 2 }) if game_id == g1),
+        "{:?}",
+        results[3]
+    );
+    let loaded = store.load_game(g1).await?.expect("the game");
+    assert_eq!(plies(&loaded.actions), [1, 2]);
+    assert_eq!(loaded.actions[1].machine, "m2");
+    assert_eq!(count_actions(&store).await, 3);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn a_bad_row_does_not_sink_its_batch(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await;
+    store.append_actions(&[action(game_id, 1)]).await?;
+
+    let results = store
+        .append_actions(&[
+            action(game_id, 2),
+            action(Uuid::new_v4(), 1), // no such game
+            action(game_id, 0),        // plies start at 1
+            action(game_id, 1),        // duplicate
+            action(game_id, 3),
+        ])
+        .await?;
+
+    assert!(results[0].is_ok());
+    assert!(
+        matches!(results[1], Err(StoreError::NotFound)),
+        "{:?}",
+        results[1]
+    );
+    assert!(
+        matches!(results[2], Err(StoreError::Database(_))),
+        "{:?}",
+        results[2]
+    );
+    assert!(
+        matches!(results[3], Err(StoreError::DuplicatePly { ply: 1, .. })),
+        "{:?}",
+        results[3]
+    );
+    assert!(results[4].is_ok());
+    let loaded = store.load_game(game_id).await?.expect("the game");
+    assert_eq!(plies(&loaded.actions), [1, 2, 3]);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn an_empty_batch_is_a_no_op(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+
+    assert!(store.append_actions(&[]).await?.is_empty());
+    Ok(())
+}
+
+// ---- the group-commit writer -------------------------------------------------------------
+
+/// One task per game, each appending plies `1..=plies` one after the other like a game actor
+/// (the next move only once the previous one is committed), all games at once.
+async fn play_concurrently(
+    writer: &ActionWriter,
+    game_ids: &[Uuid],
+    plies: i32,
+) -> Result<(), StoreError> {
+    let mut games = JoinSet::new();
+    for &game_id in game_ids {
+        let writer = writer.clone();
+        games.spawn(async move {
+            for ply in 1..=plies {
+                writer.append(action(game_id, ply)).await?;
+            }
+            Ok::<_, StoreError>(())
+        });
+    }
+    while let Some(done) = games.join_next().await {
+        done.expect("the game task")?;
+    }
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_commits_concurrent_appends_in_batches(pool: PgPool) -> Result<(), StoreError> {
+    concurrent_appends_in_batches(Store::from_pool(pool), WriterConfig::default()).await
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_with_two_batches_in_flight_commits_everything(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let config = WriterConfig {
+        max_in_flight: 2,
+        ..WriterConfig::default()
+    };
+    concurrent_appends_in_batches(Store::from_pool(pool), config).await
+}
+
+/// 100 games appending 20 plies each at the same time: everything commits, in batches.
+async fn concurrent_appends_in_batches(
+    store: Store,
+    config: WriterConfig,
+) -> Result<(), StoreError> {
+    const GAMES: usize = 100;
+    const PLIES: i32 = 20;
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let mut game_ids = Vec::new();
+    for _ in 0..GAMES {
+        game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chazz).await);
+    }
+    let writer = ActionWriter::spawn_with(store.clone(), config);
+
+    play_concurrently(&writer, &game_ids, PLIES).await?;
+
+    let stats = writer.stats().snapshot();
+    let rows = u64::try_from(GAMES).unwrap_or(0) * u64::try_from(PLIES).unwrap_or(0);
+    eprintln!(
+        "writer ({} in flight): {} rows in {} batches (mean {:.1}); sizes {:?}",
+        config.max_in_flight,
+        stats.rows_committed,
+        stats.batches_committed,
+        stats.mean_batch_size(),
+        stats.batch_sizes
+    );
+    assert_eq!(stats.rows_committed, rows);
+    assert_eq!(
+        (stats.rows_rejected, stats.failed_batches, stats.rows_failed),
+        (0, 0, 0)
+    );
+    assert!(stats.batches_committed < rows, "{stats:?}");
+    assert!(stats.multi_row_batches() > 0, "{stats:?}");
+    let histogram_total: u64 = stats.batch_sizes.iter().map(|(_, n)| n).sum();
+    assert_eq!(histogram_total, stats.batches_committed);
+    assert_eq!(
+        count_actions(&store).await,
+        i64::try_from(rows).unwrap_or(0)
+    );
+    let one = store.load_game(game_ids[0]).await?.expect("the game");
+    assert_eq!(plies(&one.actions), (1..=PLIES).collect::<Vec<_>>());
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_reports_failures_to_the_right_caller(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let g1 = started_game(&store, alice.user_id, bob.user_id, Variant::Duel).await;
+    let g2 = started_game(&store, alice.user_id, bob.user_id, Variant::Duel).await;
+    let writer = ActionWriter::spawn(store.clone());
+    writer.append(action(g1, 1)).await?;
+
+    let (duplicate, next, other_game, unknown_game) = tokio::join!(
+        writer.append(action(g1, 1)),
+        writer.append(action(g1, 2)),
+        writer.append(action(g2, 1)),
+        writer.append(action(Uuid::new_v4(), 1)),
+    );
+
+    assert!(
+        matches!(duplicate, Err(StoreError::DuplicatePly { game_id, ply: 1 }) if game_id == g1),
+        "{duplicate:?}"
+    );
+    assert!(next.is_ok(), "{next:?}");
+    assert!(other_game.is_ok(), "{other_game:?}");
+    assert!(
+        matches!(unknown_game, Err(StoreError::NotFound)),
+        "{unknown_game:?}"
+    );
+    let stats = writer.stats().snapshot();
+    assert_eq!((stats.rows_committed, stats.rows_rejected), (3, 2));
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn racing_appends_of_one_ply_commit_exactly_one(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let writer = ActionWriter::spawn(store.clone());
+
+    let (first, second) = tokio::join!(
+        writer.append(NewAction {
+            machine: "first".into(),
+            ..action(game_id, 1)
+        }),
+        writer.append(NewAction {
+            machine: "second".into(),
+            ..action(game_id, 1)
+        }),
+    );
+
+    let winner = match (&first, &second) {
+        (Ok(()), Err(StoreError::DuplicatePly { .. })) => "first",
+        (Err(StoreError::DuplicatePly { .. }), Ok(())) => "second",
+        other => panic!("exactly one should commit: {other:?}"),
+    };
+    let loaded = store.load_game(game_id).await?.expect("the game");
+    assert_eq!(loaded.actions.len(), 1);
+    assert_eq!(loaded.actions[0].machine, winner);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_stops_once_every_handle_is_dropped(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await;
+    let writer = ActionWriter::spawn(store.clone());
+    let stats = writer.stats();
+    let clone = writer.clone();
+    writer.append(action(game_id, 1)).await?;
+
+    drop(writer);
+    // A clone keeps it going.
+    clone.append(action(game_id, 2)).await?;
+    drop(clone);
+
+    // The task holds the only other reference to the counters: it is gone once they are ours
+    // alone. It notices within a few scheduler turns.
+    for _ in 0..1000 {
+        if Arc::strong_count(&stats) == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert_eq!(Arc::strong_count(&stats), 1, "the writer task has ended");
+    assert_eq!(stats.snapshot().rows_committed, 2);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn writer_reports_a_lost_database(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool.clone());
+    let writer = ActionWriter::spawn(store);
+    pool.close().await;
+
+    let result = writer.append(action(Uuid::new_v4(), 1)).await;
+
+    assert!(
+        matches!(result, Err(StoreError::BatchFailed { rows: 1, .. })),
+        "{result:?}"
+    );
+    assert_eq!(writer.stats().snapshot().failed_batches, 1);
+    Ok(())
+}
+
+// ---- connecting --------------------------------------------------------------------------
+
+/// `DATABASE_URL` without its database name, e.g. `postgres://postgres@localhost:5432`.
+fn server_url() -> String {
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@localhost:5432/postgres".into());
+    match url.rsplit_once('/') {
+        Some((server, _database)) if server.contains("//") && !server.ends_with('/') => {
+            server.to_string()
+        }
+        _ => url,
+    }
+}
+
+/// A database name nobody else uses.
+fn scratch_database_name(purpose: &str) -> String {
+    format!("oddboard_{purpose}_{}", Uuid::new_v4().simple())
+}
+
+async fn drop_database(name: &str) -> Result<(), StoreError> {
+    let mut admin = PgConnection::connect(&format!("{}/postgres", server_url())).await?;
+    sqlx::query(&format!("drop database \"{name}\" with (force)"))
+        .execute(&mut admin)
+        .await?;
+    admin.close().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn connect_creates_a_missing_database_and_migrates_it() -> Result<(), StoreError> {
+    let name = scratch_database_name("connect");
+    let url = format!("{}/{name}", server_url());
+
+    let store = Store::connect(&url).await?;
+    let users: i64 = sqlx::query_scalar("select count(*) from app_user")
+        .fetch_one(store.pool())
+        .await?;
+    store.ping().await?;
+    store.pool().close().await;
+    // A second connect finds the database and the migrations already there.
+    let again = Store::connect(&url).await?;
+    again.pool().close().await;
+
+    drop_database(&name).await?;
+    assert_eq!(users, 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn connect_to_a_closed_port_says_what_to_do() -> Result<(), StoreError> {
+    // Bind then release a port, so nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = listener.local_addr().expect("its address").port();
+    drop(listener);
+
+    let result = Store::connect(&format!("postgres://someone:secret@127.0.0.1:{port}/x")).await;
+
+    let Err(err @ StoreError::Unreachable { .. }) = result else {
+        panic!("expected Unreachable, got {result:?}");
+    };
+    let message = err.to_string();
+    assert!(!message.contains('\n'), "{message}");
+    assert!(!message.contains("secret"), "{message}");
+    assert!(
+        message.contains(&format!("postgres://someone@127.0.0.1:{port}/x")),
+        "{message}"
+    );
+    assert!(message.contains("DATABASE_URL"), "{message}");
+    Ok(())
+}
+
+// ---- throughput --------------------------------------------------------------------------
+
+/// Group-commit throughput at three levels of concurrency, on a multi-threaded runtime and
+/// its own database. Prints figures; asserts only that everything was committed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: cargo test --release --test it writer_throughput -- --ignored --nocapture"]
+async fn writer_throughput() -> Result<(), StoreError> {
+    let name = scratch_database_name("bench");
+    let store = Store::connect(&format!("{}/{name}", server_url())).await?;
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+
+    let rounds = [(10_usize, 2_000_i32), (100, 300), (1_000, 40)];
+    for (in_flight, (games, plies)) in [1, 2].into_iter().flat_map(|n| rounds.map(|r| (n, r))) {
+        let mut game_ids = Vec::with_capacity(games);
+        for _ in 0..games {
+            game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await);
+        }
+        let config = WriterConfig {
+            max_in_flight: in_flight,
+            ..WriterConfig::default()
+        };
+        let writer = ActionWriter::spawn_with(store.clone(), config);
+        let started = std::time::Instant::now();
+        play_concurrently(&writer, &game_ids, plies).await?;
+        let elapsed = started.elapsed();
+        let stats = writer.stats().snapshot();
+        #[allow(clippy::cast_precision_loss)]
+        let per_second = stats.rows_committed as f64 / elapsed.as_secs_f64();
+        eprintln!(
+            "{in_flight} in flight, {games} games x {plies} plies: {} rows in {elapsed:.2?} = {per_second:.0} appends/s; \
+             {} batches, mean {:.1} rows; sizes {:?}",
+            stats.rows_committed,
+            stats.batches_committed,
+            stats.mean_batch_size(),
+            stats.batch_sizes
+        );
+        assert_eq!(
+            stats.rows_committed,
+            u64::try_from(games).unwrap_or(0) * u64::try_from(plies).unwrap_or(0)
+        );
+    }
+
+    store.pool().close().await;
+    drop_database(&name).await
+}
