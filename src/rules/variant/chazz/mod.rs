@@ -27,7 +27,7 @@ use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef};
-use crate::rules::types::{Color, Role};
+use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{Rules, Variant};
 use board::Board;
 use std::sync::OnceLock;
@@ -113,10 +113,20 @@ const FIFTY_MOVE_PLIES: u32 = 100;
 impl Chazz {
     /// The start position with other settings of the additional rules.
     pub fn start_with(options: ChazzOptions) -> Chazz {
-        Chazz {
-            options,
-            ..Chazz::start()
+        let mut board = Board::empty(board::shape());
+        for file in 0..board::FILES {
+            board.set(
+                Coord::new(file, 1),
+                Some(Piece::new(Color::White, Role::Pawn)),
+            );
+            board.set(
+                Coord::new(file, 3),
+                Some(Piece::new(Color::Black, Role::Pawn)),
+            );
         }
+        board.set(Coord::new(4, 0), Some(Piece::new(Color::White, Role::King)));
+        board.set(Coord::new(4, 4), Some(Piece::new(Color::Black, Role::King)));
+        Chazz::new(board, Color::White, 0, 1, options)
     }
 
     /// A position in Chazz notation with other settings of the additional rules.
@@ -128,12 +138,33 @@ impl Chazz {
         options: ChazzOptions,
     ) -> Result<Chazz, ParsePositionError> {
         let parsed = notation::parse_position(notation)?;
-        let ply = (parsed.fullmove_number - 1) * 2 + parsed.turn.index() as u32;
+        Ok(Chazz::new(
+            parsed.board,
+            parsed.turn,
+            parsed.halfmove_clock,
+            parsed.fullmove_number,
+            options,
+        ))
+    }
+
+    /// A game starting from a checked position: no earlier history, so this position has
+    /// occurred once.
+    fn new(
+        board: Board,
+        turn: Color,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+        options: ChazzOptions,
+    ) -> Chazz {
+        let ply = fullmove_number
+            .saturating_sub(1)
+            .saturating_mul(2)
+            .saturating_add(turn.index() as u32);
         let mut game = Chazz {
-            board: parsed.board,
-            turn: parsed.turn,
-            halfmove_clock: parsed.halfmove_clock,
-            fullmove_number: parsed.fullmove_number,
+            board,
+            turn,
+            halfmove_clock,
+            fullmove_number,
             ply,
             history: Vec::new(),
             last: None,
@@ -141,7 +172,7 @@ impl Chazz {
             status: OnceLock::new(),
         };
         game.history.push(game.key());
-        Ok(game)
+        game
     }
 
     /// The settings of the additional rules.
@@ -392,11 +423,7 @@ impl Rules for Chazz {
     const VARIANT: Variant = Variant::Chazz;
 
     fn start() -> Self {
-        match Chazz::from_position_with(START_POSITION, ChazzOptions::default()) {
-            Ok(game) => game,
-            // The constant is checked by a unit test; this arm is never taken.
-            Err(e) => unreachable!("the start position is valid: {e}"),
-        }
+        Chazz::start_with(ChazzOptions::default())
     }
 
     fn from_position(notation: &str) -> Result<Self, ParsePositionError> {
@@ -446,15 +473,12 @@ impl Rules for Chazz {
     }
 
     fn parse_action(&self, text: &str) -> Result<ChazzAction, ParseActionError> {
-        let machine_error = match notation::parse_machine(text) {
-            Ok(action) => return Ok(action),
-            Err(e) => e,
-        };
-        notation::parse_san(&self.board, text, &self.status().actions).map_err(|san_error| {
-            ParseActionError::new(format!(
-                "neither machine form ({machine_error}) nor human form ({san_error})"
-            ))
-        })
+        match notation::parse_machine(text) {
+            Ok(action) => Ok(action),
+            // Two squares in a row: the machine form was meant, so its complaint is the useful one.
+            Err(machine_error) if notation::looks_like_machine(text) => Err(machine_error),
+            Err(_) => notation::parse_san(&self.board, text, &self.status().actions),
+        }
     }
 
     fn action_to_machine(&self, action: &ChazzAction) -> String {
@@ -570,6 +594,7 @@ mod tests {
     #[test]
     fn start_position_round_trips() {
         assert_eq!(Chazz::start().position(), START_POSITION);
+        assert_eq!(game(START_POSITION).position(), START_POSITION);
         assert_eq!(Chazz::start().ply(), 0);
         assert_eq!(game("4k3/pppppppp/8/PPPPPPPP/4K3 b - - 3 12").ply(), 23);
         assert_eq!(

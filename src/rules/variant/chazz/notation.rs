@@ -223,6 +223,13 @@ pub fn parse_machine(text: &str) -> Result<ChazzAction, ParseActionError> {
     })
 }
 
+/// Whether `text` starts like the machine form (a square, then a file letter), so that a
+/// failure to read it should be explained in machine terms rather than as SAN.
+pub fn looks_like_machine(text: &str) -> bool {
+    parse_square_prefix(text)
+        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_lowercase()))
+}
+
 /// The human form without its check mark, read in the position before the action: `e3`,
 /// `Kd2`, `exd3`, `d5=R`, `e4-e3` (a pawn step another pawn could also make), `a1-off`,
 /// `pass`. `legal` is the mover's legal actions, for disambiguation.
