@@ -226,8 +226,7 @@ pub fn parse_machine(text: &str) -> Result<ChazzAction, ParseActionError> {
 /// Whether `text` starts like the machine form (a square, then a file letter), so that a
 /// failure to read it should be explained in machine terms rather than as SAN.
 pub fn looks_like_machine(text: &str) -> bool {
-    parse_square_prefix(text)
-        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_lowercase()))
+    parse_square_prefix(text).is_some_and(|(_, rest)| rest.starts_with(|c| matches!(c, 'a'..='p')))
 }
 
 /// The human form without its check mark, read in the position before the action: `e3`,
