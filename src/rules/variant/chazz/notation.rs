@@ -189,12 +189,14 @@ pub fn parse_machine(text: &str) -> Result<ChazzAction, ParseActionError> {
     let (to, promotion_text) = parse_square_prefix(rest)
         .ok_or_else(|| ParseActionError::new(format!("`{text}` has no destination square")))?;
     if to.rank == RANKS && to.file == from.file && to.file < FILES {
-        return if from.rank == RANKS - 1 && promotion_text.is_empty() {
-            Ok(ChazzAction::SelfDestruct { from })
-        } else {
-            Err(ParseActionError::new(format!(
+        return match (from.rank == RANKS - 1, promotion_text.is_empty()) {
+            (true, true) => Ok(ChazzAction::SelfDestruct { from }),
+            (true, false) => Err(ParseActionError::new(format!(
+                "`{text}`: a pawn leaving the board does not promote"
+            ))),
+            (false, _) => Err(ParseActionError::new(format!(
                 "`{text}`: only a pawn on rank 5 leaves the board to rank 6"
-            )))
+            ))),
         };
     }
     if !on_board(to) {
