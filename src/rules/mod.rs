@@ -446,4 +446,5 @@ any_game! {
     Suicide => variant::suicide::Suicide,
     Duel => variant::duel::Duel,
     Drehs => variant::drehs::Drehs,
+    Chazz => variant::chazz::Chazz,
 }

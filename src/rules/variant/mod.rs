@@ -7,3 +7,4 @@
 pub mod drehs;
 pub mod duel;
 pub mod suicide;
+pub mod chazz;
