@@ -343,7 +343,7 @@ macro_rules! any_game {
             /// The text does not parse, or the action is illegal here.
             pub fn play(&mut self, text: &str) -> Result<Played, ActionError> {
                 match *self {
-                    $(AnyGame::$name(ref g) => {
+                    $(AnyGame::$name(ref mut g) => {
                         let action = g.parse_action(text)?;
                         let played = Played {
                             machine: g.action_to_machine(&action),
@@ -407,4 +407,6 @@ macro_rules! any_game {
 }
 
 // One line per playable variant, in `Variant::ALL` order.
-any_game! {}
+any_game! {
+    Chad => variant::chad::Chad,
+}

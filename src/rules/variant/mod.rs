@@ -4,3 +4,4 @@
 //! boards of [`super::geometry`].
 
 // One line per variant module, in `Variant::ALL` order.
+pub mod chad;
