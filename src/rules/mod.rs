@@ -444,7 +444,8 @@ macro_rules! any_game {
 // One line per playable variant, in `Variant::ALL` order.
 any_game! {
     Suicide => variant::suicide::Suicide,
+    Chazz => variant::chazz::Chazz,
     Duel => variant::duel::Duel,
     Drehs => variant::drehs::Drehs,
-    Chazz => variant::chazz::Chazz,
+    Chad => variant::chad::Chad,
 }
