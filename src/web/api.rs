@@ -321,13 +321,17 @@ async fn export_game(
 
 /// The dice record of a finished dice game, in the format `oddboard rules verify-dice` reads:
 /// the stored roll log with the revealed seed, so anyone can recompute every roll.
-async fn dice_record(State(state): State<AppState>, Path(game_id): Path<Uuid>) -> Result<Response, ApiError> {
+async fn dice_record(
+    State(state): State<AppState>,
+    Path(game_id): Path<Uuid>,
+) -> Result<Response, ApiError> {
     let record = state
         .store
         .load_game(game_id)
         .await?
         .ok_or(ApiError::NotFound("game_not_found"))?;
-    let (Some(commitment), Some(seed)) = (record.dice_commitment.clone(), revealed_seed(&record)) else {
+    let (Some(commitment), Some(seed)) = (record.dice_commitment.clone(), revealed_seed(&record))
+    else {
         return Err(ApiError::invalid(
             "no_dice_record",
             "only finished games of a dice variant have a dice record",
@@ -360,7 +364,10 @@ async fn dice_record(State(state): State<AppState>, Path(game_id): Path<Uuid>) -
                                 index,
                                 purpose: roll["purpose"].as_str().unwrap_or_default().to_string(),
                                 dice: roll["dice"].as_str().unwrap_or_default().to_string(),
-                                value: roll["value"].as_u64().and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+                                value: roll["value"]
+                                    .as_u64()
+                                    .and_then(|v| u32::try_from(v).ok())
+                                    .unwrap_or(0),
                             };
                             index += 1;
                             entry
@@ -370,7 +377,11 @@ async fn dice_record(State(state): State<AppState>, Path(game_id): Path<Uuid>) -
                 .unwrap_or_default();
             let effects = stored["effects"]
                 .as_array()
-                .map(|e| e.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                .map(|e| {
+                    e.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default();
             RecordedAction {
                 action: action.machine.clone(),

@@ -167,8 +167,11 @@ async fn games_are_validated_and_listed() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(late.json()["error"], "game_already_started");
 
+    // History lists games the user played: open challenges nobody accepted do not count.
+    alice.create_game("chazz", Value::Null, "white").await;
     for _ in 0..3 {
-        alice.create_game("chazz", Value::Null, "white").await;
+        let id = alice.create_game("chazz", Value::Null, "white").await;
+        bob.accept(&id).await;
     }
     let page = anonymous
         .get(&format!("/api/users/{}/games?per_page=2", alice.name))
@@ -176,6 +179,19 @@ async fn games_are_validated_and_listed() {
         .unwrap_or_else(|e| panic!("{e}"))
         .json();
     assert_eq!(page["games"].as_array().map(Vec::len), Some(2), "{page}");
+    let second = anonymous
+        .get(&format!(
+            "/api/users/{}/games?per_page=3&page=2",
+            alice.name
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(
+        second["games"].as_array().map(Vec::len),
+        Some(1),
+        "{second}"
+    );
     let suicide_only = anonymous
         .get(&format!("/api/users/{}/games?variant=suicide", alice.name))
         .await
@@ -202,7 +218,7 @@ async fn games_are_validated_and_listed() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        metrics.body.contains("oddboard_games_in_progress 1"),
+        metrics.body.contains("oddboard_games_in_progress 4"),
         "{}",
         metrics.body
     );

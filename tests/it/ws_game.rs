@@ -138,6 +138,9 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
             "[Result \"{}\"]",
             record["result"].as_str().unwrap_or("?")
         )));
+        if variant.has_dice() {
+            check_dice_record(&mut client, &game_id).await;
+        }
     }
     server.stop().await;
 }
@@ -360,13 +363,21 @@ async fn check_dice_record(client: &mut oddboard::client::Client, game_id: &str)
     let mut record = response.json();
     let rolls: usize = record["actions"]
         .as_array()
-        .map(|a| a.iter().map(|x| x["rolls"].as_array().map_or(0, Vec::len)).sum())
+        .map(|a| {
+            a.iter()
+                .map(|x| x["rolls"].as_array().map_or(0, Vec::len))
+                .sum()
+        })
         .unwrap_or(0);
     assert!(rolls > 0, "the game rolled no dice: {record}");
     let verify = |record: &Value| {
-        let path = std::env::temp_dir().join(format!("oddboard-dice-{}.json", uuid::Uuid::new_v4()));
+        let path =
+            std::env::temp_dir().join(format!("oddboard-dice-{}.json", uuid::Uuid::new_v4()));
         std::fs::write(&path, record.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        let args = vec!["verify-dice".to_string(), path.to_string_lossy().into_owned()];
+        let args = vec![
+            "verify-dice".to_string(),
+            path.to_string_lossy().into_owned(),
+        ];
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let status = oddboard::cli::run_rules(&args, &mut out, &mut err);
         let _ = std::fs::remove_file(&path);

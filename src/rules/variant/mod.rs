@@ -4,8 +4,8 @@
 //! boards of [`super::geometry`].
 
 // One line per variant module, in `Variant::ALL` order.
-pub mod suicide;
-pub mod chazz;
-pub mod duel;
-pub mod drehs;
 pub mod chad;
+pub mod chazz;
+pub mod drehs;
+pub mod duel;
+pub mod suicide;
