@@ -24,8 +24,11 @@ use uuid::Uuid;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
+    /// Colours are drawn when the game starts.
     Random,
+    /// The creator plays White.
     White,
+    /// The creator plays Black.
     Black,
 }
 
