@@ -41,8 +41,7 @@ use std::sync::Arc;
 const SIZE: u8 = 12;
 
 /// The start position in Chad's position notation.
-pub const START_POSITION: &str =
-    "12/12/7rrr2/7rkr2/7rrr2/12/12/2RRR7/2RKR7/2RRR7/12/12 w - - 0 1";
+pub const START_POSITION: &str = "12/12/7rrr2/7rkr2/7rrr2/12/12/2RRR7/2RKR7/2RRR7/12/12 w - - 0 1";
 
 /// Plies without a capture or a promotion after which the game is drawn (50 full moves).
 const FIFTY_MOVE_PLIES: u32 = 100;
@@ -110,7 +109,8 @@ fn is_ray_attacked(board: &Cells, square: Coord, (df, dr): (i8, i8), by: Color) 
         // In range by the loop condition.
         if let Some(piece) = board.0[(rank * size + file) as usize] {
             return piece.color == by
-                && (piece.role == Role::Queen || (piece.role == Role::Rook && (df == 0 || dr == 0)));
+                && (piece.role == Role::Queen
+                    || (piece.role == Role::Rook && (df == 0 || dr == 0)));
         }
         file += df;
         rank += dr;
@@ -413,8 +413,7 @@ impl Chad {
                         match self.piece_at(to) {
                             None => out.push(ChadMove { from, to }),
                             Some(target) => {
-                                if capturable(target)
-                                    && line_capture_allowed(piece.color, from, to)
+                                if capturable(target) && line_capture_allowed(piece.color, from, to)
                                 {
                                     out.push(ChadMove { from, to });
                                 }
@@ -641,9 +640,7 @@ impl Chad {
         // A rival reaching `to` is the first man met looking out from `to` along a line.
         let rivals: Vec<Coord> = directions
             .iter()
-            .filter_map(|&(df, dr)| {
-                ray(to, (df, dr)).find(|&c| self.piece_at(c).is_some())
-            })
+            .filter_map(|&(df, dr)| ray(to, (df, dr)).find(|&c| self.piece_at(c).is_some()))
             .filter(|&c| c != action.from)
             .filter(|&c| self.piece_at(c) == Some(Piece::new(self.turn, role)))
             .filter(|&from| self.is_legal_move(ChadMove { from, to }))
@@ -687,10 +684,7 @@ fn parse_counter(text: &str, what: &str) -> Result<u32, ParsePositionError> {
 fn validate_men(board: &Cells) -> Result<[Coord; 2], ParsePositionError> {
     let mut kings = [None, None];
     for color in Color::ALL {
-        let own: Vec<(Coord, Piece)> = board
-            .occupied()
-            .filter(|(_, p)| p.color == color)
-            .collect();
+        let own: Vec<(Coord, Piece)> = board.occupied().filter(|(_, p)| p.color == color).collect();
         let king_squares: Vec<Coord> = own
             .iter()
             .filter(|(_, p)| p.role == Role::King)
@@ -771,7 +765,9 @@ impl Rules for Chad {
             },
         )?);
         let turn = Color::from_fen_field(turn).ok_or_else(|| {
-            ParsePositionError::new(format!("the side to move must be `w` or `b`, found `{turn}`"))
+            ParsePositionError::new(format!(
+                "the side to move must be `w` or `b`, found `{turn}`"
+            ))
         })?;
         if castling != "-" {
             return Err(ParsePositionError::new(format!(
@@ -981,7 +977,10 @@ impl Rules for Chad {
                     ));
                 }
                 if promotes(last.moved, action.to) {
-                    effects.push(format!("the rook promoted to a queen on {}", action.to.name()));
+                    effects.push(format!(
+                        "the rook promoted to a queen on {}",
+                        action.to.name()
+                    ));
                 }
             }
             LastAction {
@@ -1000,8 +999,11 @@ impl Rules for Chad {
             .filter(|&color| self.is_check(color))
             .map(|color| SquareRef::main(self.king_square(color).name()))
             .collect();
-        let mut legal_actions: Vec<String> =
-            self.legal_actions().into_iter().map(ChadMove::machine).collect();
+        let mut legal_actions: Vec<String> = self
+            .legal_actions()
+            .into_iter()
+            .map(ChadMove::machine)
+            .collect();
         legal_actions.sort_unstable();
         Snapshot {
             variant: Variant::Chad,
@@ -1081,7 +1083,10 @@ mod tests {
         }
         // The ring's corners are not wall.
         for corner in ["b2", "f2", "b6", "f6", "g7", "k7", "g11", "k11"] {
-            assert!(Color::ALL.iter().all(|&c| !is_wall(c, sq(corner))), "{corner}");
+            assert!(
+                Color::ALL.iter().all(|&c| !is_wall(c, sq(corner))),
+                "{corner}"
+            );
         }
     }
 
@@ -1138,16 +1143,24 @@ mod tests {
     fn promotion_happens_on_plain_moves_and_captures() {
         let mut plain = game("12/12/12/8k3/12/12/12/12/3K8/12/12/7R4 w - - 0 1");
         assert!(plain.apply(&mv("h1h8")).is_ok());
-        assert_eq!(plain.piece_at(sq("h8")), Some(Piece::new(Color::White, Role::Queen)));
+        assert_eq!(
+            plain.piece_at(sq("h8")),
+            Some(Piece::new(Color::White, Role::Queen))
+        );
         assert_eq!(plain.halfmove_clock, 0);
 
         let mut capture = game("12/12/7r4/6Rrk3/12/12/12/12/3K8/12/12/12 w - - 7 1");
         let before = capture.clone();
         assert_eq!(before.action_to_human(&mv("g9h9")), "Rxh9=Q+");
         assert!(capture.apply(&mv("g9h9")).is_ok());
-        assert_eq!(capture.piece_at(sq("h9")), Some(Piece::new(Color::White, Role::Queen)));
+        assert_eq!(
+            capture.piece_at(sq("h9")),
+            Some(Piece::new(Color::White, Role::Queen))
+        );
         let snapshot = capture.snapshot();
-        let last = snapshot.last_action.unwrap_or_else(|| panic!("no last action"));
+        let last = snapshot
+            .last_action
+            .unwrap_or_else(|| panic!("no last action"));
         assert_eq!(last.human, "Rxh9=Q+");
         assert_eq!(last.effects.len(), 2);
     }
@@ -1158,7 +1171,10 @@ mod tests {
         let code = |game: &mut Chad, text: &str| {
             let before = game.position();
             let action = game.parse_action(text).unwrap_or_else(|e| panic!("{e}"));
-            let code = game.apply(&action).map(|_| "ok").unwrap_or_else(|e| e.code());
+            let code = game
+                .apply(&action)
+                .map(|_| "ok")
+                .unwrap_or_else(|e| e.code());
             assert_eq!(game.position(), before);
             code
         };
