@@ -3,5 +3,6 @@
 //! playouts and arbitrary bytes, and the `oddboard rules` command.
 
 mod cases;
+mod chad_reference;
 mod cli;
 mod properties;
