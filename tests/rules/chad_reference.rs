@@ -103,13 +103,13 @@ fn parse(fen: &str) -> (Grid, bool) {
 }
 
 fn placement(grid: &Grid) -> String {
-    let rows: Vec<String> = (0..12)
+    let rows: Vec<String> = grid
+        .iter()
         .rev()
-        .map(|rank| {
+        .map(|cells| {
             let mut row = String::new();
             let mut empty = 0;
-            for file in 0..12 {
-                let c = grid[rank][file];
+            for &c in cells {
                 if c == '.' {
                     empty += 1;
                 } else {
