@@ -3,6 +3,7 @@
 //! playouts and arbitrary bytes, and the `oddboard rules` command.
 
 mod cases;
+mod chad_reference;
 mod cli;
 mod duel_reference;
 mod properties;
