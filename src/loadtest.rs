@@ -273,8 +273,10 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    f64::from(sorted[rank.min(sorted.len() - 1)]) / 1000.0
+    // Nearest-rank percentile: the smallest value with at least p% of samples at or below it.
+    let rank = ((p / 100.0) * sorted.len() as f64 - 1e-9).ceil() as usize;
+    let index = rank.clamp(1, sorted.len()) - 1;
+    f64::from(sorted[index]) / 1000.0
 }
 
 fn metric(text: &str, name: &str) -> Option<f64> {

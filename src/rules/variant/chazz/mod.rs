@@ -472,6 +472,23 @@ impl Rules for Chazz {
         self.status().outcome
     }
 
+    /// A side can still mate with a pawn (it may promote), a rook, or two minor pieces; a
+    /// bare king or a king and one minor cannot (FICS's rule when the opponent's flag falls).
+    fn can_win(&self, color: Color) -> bool {
+        let mut minors = 0;
+        for (_, piece) in self.board.occupied() {
+            if piece.color != color {
+                continue;
+            }
+            match piece.role {
+                Role::Knight | Role::Bishop => minors += 1,
+                Role::King => {}
+                _ => return true,
+            }
+        }
+        minors >= 2
+    }
+
     fn parse_action(&self, text: &str) -> Result<ChazzAction, ParseActionError> {
         match notation::parse_machine(text) {
             Ok(action) => Ok(action),
@@ -560,6 +577,20 @@ mod tests {
 
     fn game(fen: &str) -> Chazz {
         Chazz::from_position(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    #[test]
+    fn mating_material_decides_who_can_still_win() {
+        let lone_kings = game("4k3/8/8/8/4K3 w - - 0 1");
+        assert!(!lone_kings.can_win(Color::White) && !lone_kings.can_win(Color::Black));
+        let one_knight = game("4k3/8/8/8/3NK3 w - - 0 1");
+        assert!(!one_knight.can_win(Color::White));
+        let two_minors = game("4k3/8/8/8/2BNK3 w - - 0 1");
+        assert!(two_minors.can_win(Color::White) && !two_minors.can_win(Color::Black));
+        let pawn = game("4k3/p7/8/8/4K3 w - - 0 1");
+        assert!(pawn.can_win(Color::Black) && !pawn.can_win(Color::White));
+        let rook = game("4k3/8/8/8/R3K3 b - - 0 1");
+        assert!(rook.can_win(Color::White));
     }
 
     fn play(game: &mut Chazz, moves: &[&str]) {
