@@ -217,8 +217,17 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
     /// [`dice`]). Variants without dice ignore it.
     fn set_dice(&mut self, _seed: [u8; 32], _game_id: &str) {}
 
+    /// Plays an action taken from [`Rules::legal_actions`] of this very position. Variants
+    /// override it to skip the legality check and the bookkeeping for clients (last action,
+    /// notation) that [`Rules::apply`] does; the default simply applies.
+    fn play_unchecked(&mut self, action: &Self::Action) {
+        // An action from the legal list cannot be refused; if it were, the position is
+        // unchanged and the perft count merely misses that branch.
+        let _ = self.apply(action);
+    }
+
     /// Counts the leaves of the legal-action tree `depth` plies deep. A finished position has
-    /// no children. Variants override this with something faster.
+    /// no children. Variants may override this with something faster.
     fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;
@@ -231,10 +240,8 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
             .iter()
             .map(|action| {
                 let mut child = self.clone();
-                match child.apply(action) {
-                    Ok(()) => child.perft(depth - 1),
-                    Err(_) => 0,
-                }
+                child.play_unchecked(action);
+                child.perft(depth - 1)
             })
             .sum()
     }

@@ -1020,22 +1020,8 @@ impl Rules for Chad {
         }
     }
 
-    fn perft(&self, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        let actions = self.legal_actions();
-        if depth == 1 {
-            return actions.len() as u64;
-        }
-        actions
-            .into_iter()
-            .map(|action| {
-                let mut child = self.clone();
-                child.play_unchecked(action);
-                child.perft(depth - 1)
-            })
-            .sum()
+    fn play_unchecked(&mut self, action: &ChadMove) {
+        Chad::play_unchecked(self, *action);
     }
 }
 

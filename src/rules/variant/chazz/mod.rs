@@ -472,6 +472,10 @@ impl Rules for Chazz {
         self.status().outcome
     }
 
+    fn play_unchecked(&mut self, action: &ChazzAction) {
+        Chazz::play_unchecked(self, action);
+    }
+
     /// A side can still mate with a pawn (it may promote), a rook, or two minor pieces; a
     /// bare king or a king and one minor cannot (FICS's rule when the opponent's flag falls).
     fn can_win(&self, color: Color) -> bool {

@@ -832,24 +832,8 @@ impl Rules for Duel {
         }
     }
 
-    /// The default, minus the legality check and the notation work of [`Rules::apply`]: every
-    /// listed action is legal by construction.
-    fn perft(&self, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        let actions = self.legal_actions();
-        if depth == 1 {
-            return actions.len() as u64;
-        }
-        actions
-            .iter()
-            .map(|action| {
-                let mut child = self.clone();
-                child.play_unchecked(action);
-                child.perft(depth - 1)
-            })
-            .sum()
+    fn play_unchecked(&mut self, action: &Action) {
+        Duel::play_unchecked(self, action);
     }
 }
 
