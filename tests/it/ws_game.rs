@@ -398,3 +398,93 @@ async fn check_dice_record(client: &mut oddboard::client::Client, game_id: &str)
     let (status, _) = verify(&record);
     assert_eq!(status, 1, "a tampered roll log must fail verification");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_variant_ends_by_resignation_agreement_and_flag() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
+        // Black resigns after two moves.
+        let game_id = start_game(&mut alice, &mut bob, variant.key(), Value::Null).await;
+        let mut white = alice.watch(&game_id).await;
+        let mut black = bob.watch(&game_id).await;
+        play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+        black.send(json!({ "t": "resign" })).await;
+        white.read_until(|w| w.outcome.is_some()).await;
+        assert_eq!(
+            white.outcome,
+            Some(json!({ "winner": "white", "reason": "resignation" })),
+            "{variant}"
+        );
+
+        // Agreement after three moves.
+        let game_id = start_game(&mut alice, &mut bob, variant.key(), Value::Null).await;
+        let mut white = alice.watch(&game_id).await;
+        let mut black = bob.watch(&game_id).await;
+        play_until(&mut [&mut white, &mut black], &mut [], 3).await;
+        black.send(json!({ "t": "draw_offer" })).await;
+        white
+            .read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_offered"))
+            .await;
+        white.send(json!({ "t": "draw_accept" })).await;
+        black.read_until(|w| w.outcome.is_some()).await;
+        assert_eq!(
+            black.outcome,
+            Some(json!({ "winner": null, "reason": "agreement" })),
+            "{variant}"
+        );
+
+        // Flag: White's 1.2 seconds run out after both first moves.
+        let clock = json!({ "minutes": 0.02, "increment": 0 });
+        let game_id = start_game(&mut alice, &mut bob, variant.key(), clock).await;
+        let mut white = alice.watch(&game_id).await;
+        let mut black = bob.watch(&game_id).await;
+        play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+        black.read_until(|w| w.outcome.is_some()).await;
+        assert_eq!(
+            black.outcome,
+            Some(json!({ "winner": "black", "reason": "timeout" })),
+            "{variant}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_whose_first_move_never_comes_is_aborted() {
+    let settings = oddboard::game::GameSettings {
+        first_move_limit: Duration::from_millis(400),
+        ..fast_settings()
+    };
+    let server = TestServer::start(settings).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    // White never moves.
+    let game_id = start_game(&mut alice, &mut bob, "chad", Value::Null).await;
+    let mut black = bob.watch(&game_id).await;
+    black.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        black.outcome,
+        Some(json!({ "winner": null, "reason": "aborted" }))
+    );
+    // White moves, Black never answers.
+    let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 1).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": null, "reason": "aborted" }))
+    );
+    let record = server
+        .client()
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "aborted");
+    assert_eq!(record["result"], "*");
+    server.stop().await;
+}
