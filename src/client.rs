@@ -10,6 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
@@ -137,7 +138,12 @@ impl Client {
                 .headers_mut()
                 .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
         }
-        let (ws, _) = tokio_tungstenite::connect_async(request)
+        // Small buffers: the library's 128 KiB defaults are zeroed on every read and would
+        // dominate the load tool's memory with thousands of sockets.
+        let config = WebSocketConfig::default()
+            .read_buffer_size(8 * 1024)
+            .write_buffer_size(8 * 1024);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), false)
             .await
             .map_err(err)?;
         Ok(GameSocket { ws })
@@ -226,17 +232,15 @@ impl GameSocket {
         self.ws.send(Message::text(text)).await.map_err(err)
     }
 
-    /// The next JSON message, or an error after `wait` without one or when the socket closes.
-    /// A `batch` message is returned as it is.
-    pub async fn next(&mut self, wait: Duration) -> Result<Value, ClientError> {
+    /// The next text frame as it came, or an error after `wait` without one or when the socket
+    /// closes.
+    pub async fn next_text(&mut self, wait: Duration) -> Result<String, ClientError> {
         loop {
             let frame = tokio::time::timeout(wait, self.ws.next())
                 .await
                 .map_err(|_| ClientError("timed out waiting for a message".into()))?;
             match frame {
-                Some(Ok(Message::Text(text))) => {
-                    return serde_json::from_str(text.as_str()).map_err(err)
-                }
+                Some(Ok(Message::Text(text))) => return Ok(text.as_str().to_string()),
                 Some(Ok(Message::Close(_))) | None => {
                     return Err(ClientError("socket closed".into()))
                 }
@@ -244,6 +248,13 @@ impl GameSocket {
                 Some(Err(e)) => return Err(err(e)),
             }
         }
+    }
+
+    /// The next JSON message, or an error after `wait` without one or when the socket closes.
+    /// A `batch` message is returned as it is.
+    pub async fn next(&mut self, wait: Duration) -> Result<Value, ClientError> {
+        let text = self.next_text(wait).await?;
+        serde_json::from_str(&text).map_err(err)
     }
 
     /// Reads messages until one satisfies `accept`, returning it.

@@ -11,6 +11,7 @@
 //! and holds them for the whole run.
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -112,6 +113,35 @@ struct Shared {
     errors: AtomicU64,
 }
 
+/// The parts of a server message the load tool reads; serde skips the rest (pieces, boards)
+/// without building it, which keeps the tool's own CPU use down.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Incoming {
+    t: String,
+    kind: Option<String>,
+    ply: Option<u64>,
+    rules: Option<RulesPart>,
+    game: Option<GamePart>,
+    messages: Option<Vec<Incoming>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RulesPart {
+    turn: String,
+    legal_actions: Vec<String>,
+    outcome: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GamePart {
+    moves: Vec<serde::de::IgnoredAny>,
+    rules: RulesPart,
+    outcome: Option<serde::de::IgnoredAny>,
+}
+
 /// The rules state one client tracks from the server's events.
 struct Side {
     socket: GameSocket,
@@ -122,52 +152,54 @@ struct Side {
 }
 
 impl Side {
-    fn absorb(&mut self, message: &Value) {
-        match message["t"].as_str() {
-            Some("snapshot") => {
-                let game = &message["game"];
-                self.ply = game["moves"].as_array().map_or(0, |m| m.len() as u64);
-                self.absorb_rules(&game["rules"]);
-                self.over = !game["outcome"].is_null();
+    fn absorb(&mut self, message: Incoming) {
+        match message.t.as_str() {
+            "snapshot" => {
+                if let Some(game) = message.game {
+                    self.ply = game.moves.len() as u64;
+                    self.over = game.outcome.is_some();
+                    self.absorb_rules(game.rules);
+                }
             }
-            Some("event") => match message["kind"].as_str() {
-                Some("started") => self.absorb_rules(&message["rules"]),
-                Some("action") => {
-                    self.ply = message["ply"].as_u64().unwrap_or(self.ply);
-                    self.absorb_rules(&message["rules"]);
+            "event" => match message.kind.as_deref() {
+                Some("started") | Some("action") => {
+                    if let Some(ply) = message.ply {
+                        self.ply = ply;
+                    }
+                    if let Some(rules) = message.rules {
+                        self.absorb_rules(rules);
+                    }
                 }
                 Some("ended") => self.over = true,
                 _ => {}
             },
-            Some("batch") => {
-                for m in message["messages"].as_array().cloned().unwrap_or_default() {
-                    self.absorb(&m);
+            "batch" => {
+                for m in message.messages.unwrap_or_default() {
+                    self.absorb(m);
                 }
             }
             _ => {}
         }
     }
 
-    fn absorb_rules(&mut self, rules: &Value) {
-        self.turn = rules["turn"].as_str().unwrap_or_default().to_string();
-        self.legal = rules["legal_actions"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+    fn absorb_rules(&mut self, rules: RulesPart) {
+        self.turn = rules.turn;
+        self.legal = rules.legal_actions;
+        if rules.outcome.is_some() {
+            self.over = true;
+        }
     }
 
     /// Reads until the game passes `ply` or ends; returns the error code if one came first.
     async fn read_past(&mut self, ply: u64) -> Result<(), ClientError> {
         while self.ply <= ply && !self.over {
-            let message = self.socket.next(Duration::from_secs(30)).await?;
-            if message["t"] == "error" {
-                return Err(ClientError(format!("server refused: {message}")));
+            let text = self.socket.next_text(Duration::from_secs(30)).await?;
+            let message: Incoming =
+                serde_json::from_str(&text).map_err(|e| ClientError(e.to_string()))?;
+            if message.t == "error" {
+                return Err(ClientError(format!("server refused: {text}")));
             }
-            self.absorb(&message);
+            self.absorb(message);
         }
         Ok(())
     }
@@ -202,8 +234,10 @@ async fn new_game(
             turn: String::new(),
             over: false,
         };
-        let first = side.socket.next(Duration::from_secs(30)).await?;
-        side.absorb(&first);
+        let first = side.socket.next_text(Duration::from_secs(30)).await?;
+        let first: Incoming =
+            serde_json::from_str(&first).map_err(|e| ClientError(e.to_string()))?;
+        side.absorb(first);
         sides.push(side);
     }
     let black_side = sides.pop().ok_or_else(|| ClientError("no socket".into()))?;
@@ -227,6 +261,7 @@ async fn drive_game(
     // Spread the paced games' first moves over one interval.
     let mut next_move =
         Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
+    let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
     while Instant::now() < deadline {
         let (mut w, mut b) = new_game(&mut white, &mut black, &options.variant).await?;
         loop {
@@ -247,7 +282,12 @@ async fn drive_game(
             } else {
                 (&mut b, &mut w)
             };
-            let index = (ply as usize * 7 + 3) % mover.legal.len().max(1);
+            // A per-game pseudo-random choice: a fixed rotation would repeat positions and
+            // end games early by repetition.
+            rng = rng
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let index = ((rng >> 33) as usize) % mover.legal.len().max(1);
             let action = mover.legal.get(index).cloned().unwrap_or_default();
             let sent = Instant::now();
             mover

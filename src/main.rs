@@ -6,6 +6,10 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+#[cfg(feature = "server")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.split_first() {

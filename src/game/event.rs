@@ -13,8 +13,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// How many recent events a game keeps for reconnecting clients.
-pub const EVENT_LOG_CAPACITY: usize = 256;
+/// How many recent events a game keeps for reconnecting clients. Each action event carries
+/// the new rules snapshot (a few KiB), so this bounds a game's memory; a client further
+/// behind than this simply gets a fresh snapshot (lichess keeps 20).
+pub const EVENT_LOG_CAPACITY: usize = 48;
 
 /// Something that happened in a game, as sent to clients.
 #[derive(Clone, Debug, Serialize)]
