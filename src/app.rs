@@ -7,6 +7,7 @@ use crate::game::{GameSettings, Games};
 use crate::metrics::Metrics;
 use crate::store::{ActionWriter, Store};
 use crate::web::{self, AppState};
+use axum::serve::ListenerExt;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -59,6 +60,13 @@ impl App {
     ) -> std::io::Result<()> {
         let router = web::router(self.state.clone());
         let shutdown_tx = self.shutdown_tx;
+        // Game messages are small and latency-bound: without TCP_NODELAY, Nagle's algorithm and
+        // delayed ACKs hold each one back by tens of milliseconds.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(cause = %e, "could not set TCP_NODELAY");
+            }
+        });
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 shutdown.await;

@@ -139,11 +139,12 @@ impl Client {
                 .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
         }
         // Small buffers: the library's 128 KiB defaults are zeroed on every read and would
-        // dominate the load tool's memory with thousands of sockets.
+        // dominate the load tool's memory with thousands of sockets. Nagle's algorithm off
+        // (the last argument): game messages are small and latency-bound.
         let config = WebSocketConfig::default()
             .read_buffer_size(8 * 1024)
             .write_buffer_size(8 * 1024);
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), false)
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true)
             .await
             .map_err(err)?;
         Ok(GameSocket { ws })

@@ -109,9 +109,15 @@ impl EventLog {
         };
         // Serializing plain data structures cannot fail; an empty object keeps the version
         // sequence intact if it ever did.
-        let text: Arc<str> = serde_json::to_string(&message)
-            .unwrap_or_else(|_| format!("{{\"t\":\"event\",\"v\":{}}}", self.version))
-            .into();
+        // Action events carry a snapshot of a few KiB: start with room for it rather than
+        // growing the buffer by doubling.
+        let mut buffer = Vec::with_capacity(4096);
+        let text: Arc<str> = match serde_json::to_writer(&mut buffer, &message) {
+            Ok(()) => String::from_utf8(buffer)
+                .unwrap_or_else(|_| format!("{{\"t\":\"event\",\"v\":{}}}", self.version))
+                .into(),
+            Err(_) => format!("{{\"t\":\"event\",\"v\":{}}}", self.version).into(),
+        };
         if self.recent.len() == EVENT_LOG_CAPACITY {
             self.recent.pop_front();
         }

@@ -21,11 +21,21 @@ impl Coord {
 
     /// The conventional name, such as `e4` or `l12`.
     pub fn name(self) -> String {
-        format!(
-            "{}{}",
-            char::from(b'a' + self.file),
-            u32::from(self.rank) + 1
-        )
+        let mut name = String::with_capacity(3);
+        self.push_name(&mut name);
+        name
+    }
+
+    /// Appends the name to `out`. Built by hand: snapshots name every piece and every legal
+    /// action's squares on every move, and the formatting machinery costs several times more
+    /// than these two or three bytes.
+    pub fn push_name(self, out: &mut String) {
+        out.push(char::from(b'a' + self.file));
+        let rank = self.rank + 1;
+        if rank >= 10 {
+            out.push(char::from(b'0' + rank / 10));
+        }
+        out.push(char::from(b'0' + rank % 10));
     }
 
     /// Parses a whole square name (`e4`, `l12`). Ranks start at 1.

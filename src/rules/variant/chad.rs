@@ -286,7 +286,10 @@ pub struct ChadMove {
 impl ChadMove {
     /// The machine notation: the two square names (`d5d9`, `a10a12`).
     pub fn machine(self) -> String {
-        format!("{}{}", self.from.name(), self.to.name())
+        let mut text = String::with_capacity(6);
+        self.from.push_name(&mut text);
+        self.to.push_name(&mut text);
+        text
     }
 }
 
