@@ -9,6 +9,8 @@
 pub mod actor;
 pub mod clock;
 pub mod event;
+pub mod formula;
+pub mod rating;
 
 use crate::metrics::Metrics;
 use crate::rules::{ActionError, Color, Variant};
