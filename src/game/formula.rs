@@ -695,6 +695,7 @@ impl Parser {
                     if n > self.slot.max_reference() {
                         let allowed = match self.slot.max_reference() {
                             0 => format!("{} may not refer to any f-variable", self.slot),
+                            1 => format!("{} may only refer to f1", self.slot),
                             m => format!("{} may only refer to f1..f{m}", self.slot),
                         };
                         return Err(FormulaError {

@@ -8,6 +8,7 @@
 //! Deviations do not grow with inactivity (no decay between periods).
 
 use crate::rules::Color;
+use crate::store::RatingValues;
 use skillratings::glicko2::{glicko2, glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
@@ -60,6 +61,26 @@ impl Glicko {
             rating: r.rating,
             deviation: r.deviation,
             volatility: r.volatility,
+        }
+    }
+}
+
+impl From<RatingValues> for Glicko {
+    fn from(v: RatingValues) -> Self {
+        Glicko {
+            rating: v.rating,
+            deviation: v.deviation,
+            volatility: v.volatility,
+        }
+    }
+}
+
+impl From<Glicko> for RatingValues {
+    fn from(g: Glicko) -> Self {
+        RatingValues {
+            rating: g.rating,
+            deviation: g.deviation,
+            volatility: g.volatility,
         }
     }
 }
