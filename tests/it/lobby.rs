@@ -434,6 +434,9 @@ async fn challenges_accept_decline_withdraw_intercept_and_formula() {
     let game = game_of(&bob.ok(&format!("match {alice_name} 2 1 black duel")).await);
     assert_eq!(game["white"], alice_name.as_str());
     assert_eq!(game["variant"], "duel");
+    alice
+        .event("challenge_removed", |m| m["reason"] == "accepted")
+        .await;
     alice.event("game_started", |_| true).await;
     // A challenge the receiver's formula refuses is declined at once, with the reason.
     bob.ok("set formula time > 10").await;

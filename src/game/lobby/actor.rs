@@ -755,14 +755,15 @@ impl LobbyActor {
     }
 
     /// Starts a game between `a` and `b` (`a_color`: the colour `a` asked for, if any), then
-    /// takes down both players' seeks and challenges. Nothing is removed if the game cannot
-    /// be created.
+    /// takes down both players' seeks and challenges (`accepted`, the challenge that led
+    /// here, is reported as accepted). Nothing is removed if the game cannot be created.
     async fn start_game(
         &mut self,
         a: Uuid,
         b: Uuid,
         terms: Terms,
         a_color: Option<Color>,
+        accepted: Option<u32>,
     ) -> Result<GameStartedView, LobbyError> {
         let a_color = match a_color {
             Some(c) => c,
@@ -788,6 +789,9 @@ impl LobbyActor {
                 },
             )
             .await?;
+        if let Some(id) = accepted {
+            self.remove_challenge(id, "accepted");
+        }
         self.clear_user(a, "game_started");
         self.clear_user(b, "game_started");
         Ok(GameStartedView {
@@ -892,7 +896,7 @@ impl LobbyActor {
             let (b, t_color) = (t.owner, t.color);
             let a_color = new.color.or(t_color.map(Color::other));
             let intro = format!("Your seek matches one posted by {}.", self.name(b));
-            let game = self.start_game(me, b, terms, a_color).await?;
+            let game = self.start_game(me, b, terms, a_color, None).await?;
             return Ok(self.game_reply(intro, game));
         }
         let manual: Vec<(Uuid, u32)> = matching.iter().map(|t| (t.owner, t.id)).collect();
@@ -1018,7 +1022,7 @@ impl LobbyActor {
                 data: ReplyData::ChallengeSent { challenge },
             });
         }
-        let game = self.start_game(me, b, terms, my_color).await?;
+        let game = self.start_game(me, b, terms, my_color, None).await?;
         Ok(self.game_reply(String::new(), game))
     }
 
@@ -1099,9 +1103,11 @@ impl LobbyActor {
                     && c.terms == terms
                     && colors_compatible(c.color, request.color)
             })
-            .map(|c| c.color);
-        if let Some(their_color) = crossing {
-            let game = self.start_game(them, me, terms, their_color).await?;
+            .map(|c| (c.id, c.color));
+        if let Some((id, their_color)) = crossing {
+            let game = self
+                .start_game(them, me, terms, their_color, Some(id))
+                .await?;
             let intro = format!("Your challenge intercepts {their_name}'s challenge.");
             return Ok(self.game_reply(intro, game));
         }
@@ -1153,13 +1159,9 @@ impl LobbyActor {
             return Err(LobbyError::NoChallenge);
         };
         let (from, terms, color) = (c.from, c.terms, c.color);
-        // Mark it accepted before the clean-up calls everything else "game_started".
-        self.remove_challenge(id, "accepted");
         let intro = format!("You accept the match offer from {}.", self.name(from));
-        match self.start_game(from, me, terms, color).await {
-            Ok(game) => Ok(self.game_reply(intro, game)),
-            Err(e) => Err(e),
-        }
+        let game = self.start_game(from, me, terms, color, Some(id)).await?;
+        Ok(self.game_reply(intro, game))
     }
 
     fn remove_offers(
