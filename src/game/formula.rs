@@ -974,6 +974,59 @@ mod tests {
         assert!(!set.has_formula());
     }
 
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Formula-looking text: tokens of the language glued in any order.
+        fn formula_like() -> impl Strategy<Value = String> {
+            let token = prop_oneof![
+                Just("rating".to_string()),
+                Just("f1".to_string()),
+                Just("f2".to_string()),
+                Just("maxtime(".to_string()),
+                Just("minutes".to_string()),
+                Just("(".to_string()),
+                Just(")".to_string()),
+                Just("!".to_string()),
+                Just("-".to_string()),
+                Just("&&".to_string()),
+                Just("||".to_string()),
+                Just("<=".to_string()),
+                Just("/".to_string()),
+                Just("*".to_string()),
+                Just("0".to_string()),
+                Just("9223372036854775807".to_string()),
+                "[0-9]{1,4}",
+            ];
+            proptest::collection::vec(token, 0..60).prop_map(|t| t.join(" "))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            /// Any text either parses or is refused with a position inside it (or just past
+            /// its end); nothing panics, and evaluating what parses terminates.
+            #[test]
+            fn hostile_text_never_panics(text in ".{0,300}", glued in formula_like()) {
+                for text in [&text, &glued] {
+                    match Formula::parse(text, Slot::f(3).unwrap_or(Slot::FORMULA)) {
+                        Ok(formula) => {
+                            let mut set = FormulaSet::default();
+                            set.put(Slot::f(1).unwrap_or(Slot::FORMULA), Formula::parse("rating * rating", Slot::f(1).unwrap_or(Slot::FORMULA)).ok());
+                            set.put(Slot::FORMULA, Some(formula));
+                            let _ = set.judge(&ctx());
+                        }
+                        Err(e) => {
+                            prop_assert!(e.position >= 1);
+                            prop_assert!(e.position <= text.chars().count().max(MAX_LEN) + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn exponential_f_chains_run_out_of_steps() {
         let mut f = vec!["rating + rating".to_string()];

@@ -945,3 +945,62 @@ async fn a_challenge_accepted_while_its_senders_seek_pairs_makes_one_game() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_by_name_numbered_offers_and_hostile_formulas_by_command() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    let (alice_name, bob_name) = (alice.name.clone(), bob.name.clone());
+    // Offers by number; decline all; withdraw all.
+    let first = bob.ok(&format!("match {alice_name} 3 0")).await["challenge"]["id"].clone();
+    let second = carol.ok(&format!("match {alice_name} 4 0")).await["challenge"]["id"].clone();
+    alice.fails("decline", "ambiguous").await;
+    alice.fails("accept 999", "no_challenge").await;
+    let data = alice.ok("decline all").await;
+    assert_eq!(data["ids"], json!([first, second]));
+    bob.ok(&format!("match {alice_name} 3 0")).await;
+    let data = bob.ok("withdraw all").await;
+    assert_eq!(data["ids"].as_array().map(Vec::len), Some(1));
+    let id = carol.ok(&format!("match {alice_name} 4 0")).await["challenge"]["id"].clone();
+    let game = game_of(&alice.ok(&format!("accept {id}")).await);
+    assert_eq!(game["time"], 4);
+    // `play <user>` answers that user's oldest seek.
+    bob.seek("2 0 unrated").await;
+    bob.seek("1 0 unrated").await;
+    let game = game_of(&carol.ok(&format!("play {bob_name}")).await);
+    assert_eq!(game["time"], 2);
+    carol.fails("play Nobody123", "unknown_user").await;
+    carol
+        .fails(&format!("play {bob_name}"), "no_such_seek")
+        .await;
+    // Hostile formulas are refused without harm and the old formula stays.
+    alice.ok("set formula rating >= 0").await;
+    let deep = format!("set formula {}1{}", "(".repeat(40), ")".repeat(40));
+    let reply = alice.fails(&deep, "bad_formula").await;
+    assert!(reply.contains("nested"), "{reply}");
+    let huge = format!("set formula {}1{}", "(".repeat(5000), ")".repeat(5000));
+    let response = alice
+        .client
+        .post("/api/command", &json!({ "line": huge }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 422, "lines over 4 KiB are refused");
+    let long = format!("set formula {}", "1+".repeat(2000) + "1");
+    assert!(long.len() < 4096);
+    alice.fails(&long, "bad_formula").await;
+    alice
+        .fails("set formula 99999999999999999999999", "bad_formula")
+        .await;
+    alice.fails("set f1 f1", "bad_formula").await;
+    let data = alice.ok("set").await;
+    assert_eq!(data["formula"], "rating >= 0");
+    // Division by zero and overflow evaluate (FICS: /0 divides by 0.001) instead of failing.
+    alice
+        .ok("set formula 1 / 0 > 999 && 9223372036854775807 + 1 > 0")
+        .await;
+    let n = bob.seek("9 0 unrated").await;
+    assert!(ids(&alice.sought(false).await).contains(&n));
+    server.stop().await;
+}
