@@ -468,6 +468,8 @@ async fn noplay_blocks_seeks_plays_and_matches() {
     let alice_name = alice.name.clone();
     let data = alice.ok(&format!("+noplay {bob_name}")).await;
     assert_eq!(data["users"], json!([bob_name.clone()]));
+    // Bob's list is refreshed too.
+    bob.event("lobby", |_| true).await;
     let n = alice.seek("5 0").await;
     bob.seek("5 0").await;
     bob.fails(&format!("play {n}"), "noplay").await;

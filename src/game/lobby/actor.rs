@@ -1360,7 +1360,9 @@ impl LobbyActor {
                         self.remove_challenge(id, "noplay");
                     }
                 }
+                // Both lists change: neither sees the other's seeks any more (or again).
                 self.resend_snapshot(me);
+                self.resend_snapshot(them);
                 if on {
                     format!("{their_name} added to your noplay list.")
                 } else {
