@@ -494,6 +494,13 @@ async fn the_live_list_follows_each_viewers_formula() {
     let shown = alice.seek("5 2").await;
     let added = viewer.event("seek_added", |_| true).await;
     assert_eq!(added["seek"]["id"], shown, "the 5 0 seek is filtered out");
+    let text = added["text"].as_str().unwrap_or_default();
+    assert!(
+        text.ends_with(&format!(
+            "(++++) seeking 5 2 unrated suicide (\"play {shown}\" to respond)"
+        )),
+        "{text}"
+    );
     assert_eq!(added["seek"]["user"], alice.name.as_str());
     // The seeker sees their own.
     alice

@@ -12,7 +12,7 @@
 //! `play` checks the seek's range and, for an `f` seek, the seeker's formula, never the
 //! responder's own.
 
-use super::command::{challenge_text, rating_text, sought_text};
+use super::command::{challenge_text, rating_text, seek_announcement, sought_text};
 use super::{
     ChallengeView, GameStartedView, LobbyCmd, LobbyConnection, LobbyError, LobbyMsg, LobbyReply,
     LobbySettings, LobbyUser, MatchRequest, PlayTarget, ReplyData, SeekRequest, SeekView,
@@ -144,12 +144,15 @@ enum LobbyEvent<'a> {
     },
     SeekAdded {
         seek: &'a SeekView,
+        /// The FICS announcement, for consoles.
+        text: String,
     },
     SeekRemoved {
         id: u32,
     },
     Challenge {
         challenge: &'a ChallengeView,
+        text: String,
     },
     ChallengeRemoved {
         id: u32,
@@ -157,6 +160,7 @@ enum LobbyEvent<'a> {
     },
     GameStarted {
         game: &'a GameStartedView,
+        text: String,
     },
     Notice {
         text: &'a str,
@@ -905,7 +909,11 @@ impl LobbyActor {
         let seek = Seek { id, ..new };
         let view = self.seek_view(&seek);
         self.seeks.insert(id, seek);
-        let added = LobbyEvent::SeekAdded { seek: &view }.to_json();
+        let added = LobbyEvent::SeekAdded {
+            seek: &view,
+            text: seek_announcement(&view),
+        }
+        .to_json();
         let mut saw = 0;
         for user in self.connected_users() {
             let shown = self
@@ -1056,7 +1064,11 @@ impl LobbyActor {
         };
         let view = self.challenge_view(&challenge);
         self.challenges.insert(challenge.id, challenge);
-        let message = LobbyEvent::Challenge { challenge: &view }.to_json();
+        let message = LobbyEvent::Challenge {
+            challenge: &view,
+            text: challenge_text(&view),
+        }
+        .to_json();
         self.send_to(from, &message);
         self.send_to(to, &message);
         view
@@ -1457,7 +1469,11 @@ impl LobbyActor {
                     time,
                     inc,
                 };
-                let message = LobbyEvent::GameStarted { game: &view }.to_json();
+                let message = LobbyEvent::GameStarted {
+                    game: &view,
+                    text: self.creating_text(&view),
+                }
+                .to_json();
                 self.send_to(white.user_id, &message);
                 self.send_to(black.user_id, &message);
             }
