@@ -12,11 +12,12 @@ use oddboard::rules::Color;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// Short timings: seeks outlive a closed connection by 300 ms, numbers rest 1 s.
+/// Short timings, with room for a loaded CI machine: seeks outlive a closed connection by
+/// 1 s, numbers rest 2 s.
 fn lobby_settings() -> LobbySettings {
     LobbySettings {
-        presence_grace: Duration::from_millis(300),
-        seek_number_reuse: Duration::from_secs(1),
+        presence_grace: Duration::from_secs(1),
+        seek_number_reuse: Duration::from_secs(2),
     }
 }
 
@@ -555,7 +556,7 @@ async fn seeks_go_with_a_game_start_and_a_closed_connection_and_numbers_rest() {
     }
     // Numbers rest before they come back.
     assert_eq!(watcher.seek("4 0").await, 4);
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(
         watcher.seek("5 0").await,
         1,
