@@ -780,7 +780,8 @@ impl GameActor {
             clock: self.clock.as_ref().map(|c| c.view(now)),
             dice_seed: self.dice.as_ref().map(|d| hex::encode(d.seed)),
         };
-        self.broadcast(&event);
+        // The lobby hears of the end before anyone else, so a command sent after seeing the
+        // end finds the ratings already reloaded.
         if let (true, Some(white), Some(black)) = (was_active, &self.seats[0], &self.seats[1]) {
             self.games.notify(GameNotice::Ended {
                 game_id: self.id,
@@ -790,6 +791,7 @@ impl GameActor {
                 outcome,
             });
         }
+        self.broadcast(&event);
     }
 
     /// Updates both players' ratings for a rated game that ended (before the end is
