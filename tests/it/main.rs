@@ -4,6 +4,7 @@
 //! creates its own database from it); `scripts/test.sh` sets both up.
 
 mod crash;
+mod lobby;
 mod server;
 mod store;
 mod web;
