@@ -391,6 +391,12 @@ async fn dice_record(
             }
         })
         .collect();
+    // `verify-dice` replays the actions and checks the result it reaches. Only an end the rules
+    // decided (a killed king, repetition…) is reproducible that way; a resignation, a flag or
+    // an agreement is the server's, so the record states no result then.
+    let rules_result = record
+        .outcome
+        .filter(|o| replayed_outcome(&record, &start_position) == Some(*o));
     let dice_record = DiceGameRecord {
         variant: record.variant,
         game_id: game_id.to_string(),
@@ -398,10 +404,21 @@ async fn dice_record(
         seed,
         start_position,
         actions,
-        result: record.outcome.map(|o| o.result_str().to_string()),
-        reason: record.outcome.map(|o| o.reason.as_str().to_string()),
+        result: rules_result.map(|o| o.result_str().to_string()),
+        reason: rules_result.map(|o| o.reason.as_str().to_string()),
     };
     Ok(Json(dice_record).into_response())
+}
+
+/// The outcome the rules reach when the stored actions are replayed with the revealed seed.
+fn replayed_outcome(record: &GameRecord, start_position: &str) -> Option<crate::rules::Outcome> {
+    let mut game = AnyGame::from_position(record.variant, start_position).ok()?;
+    let seed: [u8; 32] = record.dice_seed.as_deref()?.try_into().ok()?;
+    game.set_dice(seed, &record.game_id.to_string());
+    for action in &record.actions {
+        game.play(&action.machine).ok()?;
+    }
+    game.outcome()
 }
 
 async fn variants() -> Json<serde_json::Value> {

@@ -488,3 +488,57 @@ async fn a_game_whose_first_move_never_comes_is_aborted() {
     assert_eq!(record["result"], "*");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resigned_dice_game_still_verifies_and_states_no_rules_result() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let game_id = start_game(&mut alice, &mut bob, "drehs", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    // Attack-heavy play so that dice are rolled before the resignation.
+    for _ in 0..12 {
+        if white.outcome.is_some() {
+            break;
+        }
+        let ply = white.ply;
+        let mover = if white.is_my_turn() {
+            &mut white
+        } else {
+            &mut black
+        };
+        let action = mover
+            .legal
+            .iter()
+            .find(|a| a.contains('x'))
+            .cloned()
+            .unwrap_or_else(|| choose(&mover.legal, ply));
+        mover.act(&action).await;
+        white
+            .read_until(|w| w.ply > ply || w.outcome.is_some())
+            .await;
+        black
+            .read_until(|w| w.ply > ply || w.outcome.is_some())
+            .await;
+    }
+    if white.outcome.is_none() {
+        white.send(json!({ "t": "resign" })).await;
+        white.read_until(|w| w.outcome.is_some()).await;
+    }
+    let mut client = server.client();
+    let record = client
+        .get(&format!("/api/games/{game_id}/dice"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    if white
+        .outcome
+        .as_ref()
+        .is_some_and(|o| o["reason"] == "resignation")
+    {
+        assert!(record.get("result").is_none(), "{record}");
+    }
+    check_dice_record(&mut client, &game_id).await;
+    server.stop().await;
+}
