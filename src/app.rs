@@ -15,6 +15,8 @@ use tokio::sync::watch;
 /// A built application, ready to serve.
 pub struct App {
     pub state: AppState,
+    /// Where the browser client's static files are.
+    static_dir: std::path::PathBuf,
     shutdown_tx: watch::Sender<bool>,
 }
 
@@ -44,6 +46,7 @@ impl App {
                 commit_stats,
                 shutdown: shutdown_rx,
             },
+            static_dir: config.static_dir.clone(),
             shutdown_tx,
         })
     }
@@ -57,7 +60,7 @@ impl App {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let router = web::router(self.state.clone());
+        let router = web::app_router(self.state.clone(), &self.static_dir);
         let shutdown_tx = self.shutdown_tx;
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
