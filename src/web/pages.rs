@@ -177,11 +177,11 @@ async fn replay_page(user: MaybeUser, Path(game_id): Path<Uuid>) -> Response {
   <div id="boards" class="boards"></div>
   <div class="player-bar bottom-bar"><span class="name" id="bottom-name"></span></div>
   <div class="row controls">
-    <button type="button" id="first" aria-label="First position">⏮</button>
+    <button type="button" id="first" aria-label="First position">«</button>
     <button type="button" id="prev" aria-label="Previous move">◀</button>
     <span id="ply-label" aria-live="polite"></span>
     <button type="button" id="next" aria-label="Next move">▶</button>
-    <button type="button" id="last" aria-label="Last position">⏭</button>
+    <button type="button" id="last" aria-label="Last position">»</button>
     <button type="button" id="flip" aria-label="Flip the board">Flip</button>
   </div>
 </section>
