@@ -13,11 +13,57 @@
 
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// How many plies a game is played through the board before it is ended by the buttons.
-const PLY_BUDGET: usize = 60;
+const PLY_BUDGET: usize = 160;
+
+/// Picks an action that brings the game to its natural end soon, with the rules engine: one
+/// that ends the game, else the most material taken, else the position that leaves the
+/// opponent the most captures (Suicide and Do-Or-Die Chazz end by running out of men; Duel
+/// Chess by a full Duel board). `None` where the engine cannot help (dice decide Davey
+/// Drehs' attacks) or the variant is left to the buttons.
+fn engine_choice(variant: &str, position: &str, ply: usize) -> Option<String> {
+    let variant: Variant = variant.parse().ok()?;
+    if matches!(variant, Variant::Drehs | Variant::Chad) {
+        return None;
+    }
+    let game = AnyGame::from_position(variant, position).ok()?;
+    let before = game.snapshot().pieces.len();
+    let mut best: Option<(i64, String)> = None;
+    for (i, action) in game.legal_actions().into_iter().enumerate() {
+        let mut next = game.clone();
+        if next.play(&action).is_err() {
+            continue;
+        }
+        let snapshot = next.snapshot();
+        let taken = before.saturating_sub(snapshot.pieces.len()) as i64;
+        let score = if next.outcome().is_some() {
+            1_000_000
+        } else {
+            // A reply whose target square is occupied is a capture (a cheap test, without
+            // playing every reply).
+            let occupied: std::collections::HashSet<&str> =
+                snapshot.pieces.iter().map(|p| p.square.as_str()).collect();
+            let replies = next
+                .legal_actions()
+                .iter()
+                .filter(|reply| {
+                    square_tokens(reply)
+                        .get(1)
+                        .is_some_and(|t| occupied.contains(t.as_str()))
+                })
+                .count() as i64;
+            taken * 100 + replies * 10 + ((i + ply) % 7) as i64
+        };
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, action));
+        }
+    }
+    best.map(|(_, action)| action)
+}
 
 fn screenshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -49,6 +95,7 @@ fn square_tokens(action: &str) -> Vec<String> {
 /// What the page knows about the game, read from its state.
 struct PageGame {
     status: String,
+    position: String,
     turn: String,
     ply: usize,
     legal: Vec<String>,
@@ -61,7 +108,7 @@ async fn page_game(browser: &mut Browser) -> PageGame {
         .wait_for(
             "the game state",
             "const g = window.oddboard && window.oddboard.game; if (!g) return null;
-             return {status: g.status, turn: g.rules.turn, ply: g.moves.length,
+             return {status: g.status, position: g.rules.position, turn: g.rules.turn, ply: g.moves.length,
                      legal: g.rules.legal_actions,
                      pieces: g.rules.pieces.map(p => [p.board, p.square, p.color])};",
             json!([]),
@@ -78,6 +125,7 @@ async fn page_game(browser: &mut Browser) -> PageGame {
     };
     PageGame {
         status: g["status"].as_str().unwrap_or_default().to_string(),
+        position: g["position"].as_str().unwrap_or_default().to_string(),
         turn: g["turn"].as_str().unwrap_or_default().to_string(),
         ply: g["ply"].as_u64().unwrap_or_default() as usize,
         legal: strings(&g["legal"]),
@@ -325,7 +373,8 @@ async fn play_variant(
         // The mover's page agrees on the position before it acts.
         wait_ply(mover, game.ply).await;
         let game = page_game(mover).await;
-        let action = choose(&game, &squares);
+        let action = engine_choice(variant, &game.position, game.ply)
+            .unwrap_or_else(|| choose(&game, &squares));
         eprintln!("browser: {variant} ply {} {action}", game.ply + 1);
         play_through_board(mover, &action, &game, &squares, ply % 3 == 1).await;
         wait_ply(a, game.ply + 1).await;
