@@ -1,8 +1,9 @@
 //! Building and running the server: connect the store (creating the database and running
-//! migrations), start the group-commit writer, restore unfinished games, and serve the
+//! migrations), start the group-commit writer and the lobby, restore unfinished games, and serve the
 //! router until the shutdown signal.
 
 use crate::config::Config;
+use crate::game::lobby::{LobbyHandle, LobbySettings};
 use crate::game::{GameSettings, Games};
 use crate::metrics::Metrics;
 use crate::store::{ActionWriter, Store};
@@ -29,11 +30,25 @@ impl App {
         config: &Config,
         settings: GameSettings,
     ) -> Result<App, crate::store::StoreError> {
+        App::build_with(config, settings, LobbySettings::default()).await
+    }
+
+    /// [`App::build`] with the lobby's timings given (tests shorten them).
+    ///
+    /// # Errors
+    /// The database cannot be reached or migrated.
+    pub async fn build_with(
+        config: &Config,
+        settings: GameSettings,
+        lobby_settings: LobbySettings,
+    ) -> Result<App, crate::store::StoreError> {
         let store = Store::connect(&config.database_url).await?;
         let writer = ActionWriter::spawn(store.clone());
         let commit_stats = writer.stats();
         let metrics = Arc::new(Metrics::default());
         let games = Games::new(store.clone(), writer, metrics, settings);
+        // Before restoring games, so the lobby hears about every game start.
+        let lobby = LobbyHandle::spawn(games.clone(), lobby_settings);
         let restored = games.restore().await?;
         if restored > 0 {
             tracing::info!(restored, "restored unfinished games");
@@ -43,6 +58,7 @@ impl App {
             state: AppState {
                 store,
                 games,
+                lobby,
                 commit_stats,
                 shutdown: shutdown_rx,
             },

@@ -1,6 +1,6 @@
 //! A small real client of the Oddboard API: HTTP/1.1 requests over plain TCP (one connection
 //! per request) that keep the session cookie, and the game WebSocket through
-//! tokio-tungstenite. The load tool and the integration tests use it to talk to a running
+//! tokio-tungstenite, and the lobby socket and command endpoint. The load tool and the integration tests use it to talk to a running
 //! server exactly as a browser would.
 
 use futures_util::{SinkExt, StreamExt};
@@ -142,7 +142,35 @@ impl Client {
             .map_err(err)?;
         Ok(GameSocket { ws })
     }
+
+    /// Opens the lobby WebSocket (needs a session).
+    pub async fn connect_lobby(&self) -> Result<LobbySocket, ClientError> {
+        let url = format!("ws://{}/ws/lobby", self.addr);
+        let mut request = url.into_client_request().map_err(err)?;
+        if let Some(cookie) = &self.cookie {
+            request
+                .headers_mut()
+                .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .map_err(err)?;
+        Ok(GameSocket { ws })
+    }
+
+    /// Runs a lobby text command through `POST /api/command` and returns the JSON answer
+    /// (`ok`, `reply`, `code`, `data`).
+    pub async fn command(&mut self, line: &str) -> Result<Value, ClientError> {
+        let response = self
+            .post("/api/command", &serde_json::json!({ "line": line }))
+            .await?;
+        expect_ok(&response)?;
+        Ok(response.json())
+    }
 }
+
+/// The lobby socket speaks JSON text frames like the game socket, so it is the same type.
+pub type LobbySocket = GameSocket;
 
 /// Fails unless the status is 2xx.
 pub fn expect_ok(response: &HttpResponse) -> Result<(), ClientError> {
@@ -210,7 +238,7 @@ fn decode_chunked(mut data: &[u8]) -> Result<Vec<u8>, ClientError> {
     }
 }
 
-/// The game WebSocket of one client.
+/// A WebSocket of one client (a game's, or the lobby's).
 pub struct GameSocket {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }

@@ -5,7 +5,8 @@
 //!   clocks or global randomness (checked by `scripts/test.sh`).
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`].
 //! - `store` → `rules` (ids only): all SQL, migrations, the group-commit writer.
-//! - `game` → `rules`, `store`: one actor per live game, clocks, event log.
+//! - `game` → `rules`, `store`: one actor per live game, clocks, event log; the lobby actor
+//!   (seeks, challenges, pairing), FICS formulas and Glicko-2 ratings.
 //! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
 //! - `app`, `config`, `telemetry`, `metrics`: wiring; `client`: a real API client for the
 //!   load tool and the tests.

@@ -8,9 +8,12 @@
 
 use super::clock::{Clock, ClockView, TimeControl};
 use super::event::{EventLog, GameEvent};
-use super::{GameCmd, GameError, GameHandle, GameTerms, Games, PlayerRequest, Seat, Subscription};
+use super::{
+    rating, GameCmd, GameError, GameHandle, GameNotice, GameTerms, Games, PlayerRequest, Seat,
+    Subscription,
+};
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
-use crate::store::{ClockSetting, ColorChoice, GameRecord, GameStatus, NewAction};
+use crate::store::{ClockSetting, ColorChoice, GameRecord, GameResult, GameStatus, NewAction};
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -576,6 +579,18 @@ impl GameActor {
             }
         }
         self.broadcast(&event);
+        if let (Some(white), Some(black)) = (&self.seats[0], &self.seats[1]) {
+            self.games.notify(GameNotice::Started {
+                game_id: self.id,
+                white: white.clone(),
+                black: black.clone(),
+                terms: GameTerms {
+                    variant: self.game.variant(),
+                    time_control: self.time_control,
+                    rated: self.rated,
+                },
+            });
+        }
         self.play_forced_actions().await;
         Ok(())
     }
@@ -741,6 +756,10 @@ impl GameActor {
             // the same outcome (or be flagged again), so nothing is lost but the reason.
             tracing::error!(cause = %e, "could not store the result");
         }
+        let was_active = self.status == GameStatus::Active;
+        if was_active && self.rated && outcome.reason != EndReason::Aborted {
+            self.rate(&outcome).await;
+        }
         if self.status == GameStatus::Active {
             self.games
                 .metrics()
@@ -761,7 +780,49 @@ impl GameActor {
             clock: self.clock.as_ref().map(|c| c.view(now)),
             dice_seed: self.dice.as_ref().map(|d| hex::encode(d.seed)),
         };
+        // The lobby hears of the end before anyone else, so a command sent after seeing the
+        // end finds the ratings already reloaded.
+        if let (true, Some(white), Some(black)) = (was_active, &self.seats[0], &self.seats[1]) {
+            self.games.notify(GameNotice::Ended {
+                game_id: self.id,
+                white: white.clone(),
+                black: black.clone(),
+                rated: self.rated,
+                outcome,
+            });
+        }
         self.broadcast(&event);
+    }
+
+    /// Updates both players' ratings for a rated game that ended (before the end is
+    /// announced, so whoever sees the end sees the new ratings). Failures are logged: the
+    /// result stands either way.
+    async fn rate(&self, outcome: &Outcome) {
+        let (Some(white), Some(black)) = (&self.seats[0], &self.seats[1]) else {
+            return;
+        };
+        let winner = outcome.winner;
+        let result = self
+            .games
+            .store()
+            .rate_game(
+                &GameResult {
+                    game_id: self.id,
+                    variant: self.game.variant(),
+                    white_id: white.user_id,
+                    black_id: black.user_id,
+                    winner,
+                },
+                rating::Glicko::default().into(),
+                |w, b| {
+                    let (w, b) = rating::rate_game(w.into(), b.into(), winner);
+                    (w.into(), b.into())
+                },
+            )
+            .await;
+        if let Err(e) = result {
+            tracing::error!(cause = %e, "could not rate the game");
+        }
     }
 
     async fn request(&mut self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {

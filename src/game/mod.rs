@@ -9,9 +9,12 @@
 pub mod actor;
 pub mod clock;
 pub mod event;
+pub mod formula;
+pub mod lobby;
+pub mod rating;
 
 use crate::metrics::Metrics;
-use crate::rules::{ActionError, Color, Variant};
+use crate::rules::{ActionError, Color, Outcome, Variant};
 use crate::store::{ActionWriter, ColorChoice, GameRecord, NewGame, Store, StoreError};
 use clock::TimeControl;
 use std::collections::HashMap;
@@ -290,8 +293,32 @@ impl GameSettings {
     }
 }
 
+/// What the registry tells its listeners (the lobby) about games starting and ending.
+#[derive(Clone, Debug)]
+pub enum GameNotice {
+    /// Both seats are taken and the game is on.
+    Started {
+        game_id: Uuid,
+        white: Seat,
+        black: Seat,
+        terms: GameTerms,
+    },
+    /// A started game is over (ratings, if rated, are already stored).
+    Ended {
+        game_id: Uuid,
+        white: Seat,
+        black: Seat,
+        rated: bool,
+        outcome: Outcome,
+    },
+}
+
+/// Notices buffered per listener; a listener that falls this far behind misses some.
+const NOTICE_BUFFER: usize = 1024;
+
 struct GamesInner {
     store: Store,
+    notices: broadcast::Sender<GameNotice>,
     writer: ActionWriter,
     metrics: Arc<Metrics>,
     settings: GameSettings,
@@ -326,6 +353,7 @@ impl Games {
                 writer,
                 metrics,
                 settings,
+                notices: broadcast::channel(NOTICE_BUFFER).0,
                 live: Mutex::new(HashMap::new()),
             }),
         }
@@ -337,6 +365,16 @@ impl Games {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.inner.metrics
+    }
+
+    /// Every later game start and end.
+    pub fn notices(&self) -> broadcast::Receiver<GameNotice> {
+        self.inner.notices.subscribe()
+    }
+
+    pub(crate) fn notify(&self, notice: GameNotice) {
+        // Nobody listening (tests without a lobby) is fine.
+        let _ = self.inner.notices.send(notice);
     }
 
     /// The live game with this id, if its actor is running.

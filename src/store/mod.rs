@@ -3,6 +3,7 @@
 //!
 //! - [`users`]: accounts, password hashes and login sessions.
 //! - [`games`]: games, their seats, results and actions.
+//! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
 //! - [`writer`]: [`ActionWriter`], the group-commit task through which game actors append
 //!   actions, so that a move is acknowledged only once committed without paying one fsync
 //!   per move.
@@ -16,12 +17,16 @@
 //! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).
 
 pub mod games;
+pub mod lobby;
 pub mod users;
 pub mod writer;
 
 pub use games::{
     ActionRecord, ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, NewAction,
     NewGame, ParseColorChoiceError, ParseGameStatusError,
+};
+pub use lobby::{
+    GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,
 };
 pub use users::User;
 pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot, WriterConfig};
@@ -104,7 +109,10 @@ impl StoreError {
                 | "game_creator_id_fkey"
                 | "game_white_id_fkey"
                 | "game_black_id_fkey"
-                | "game_action_game_id_fkey",
+                | "game_action_game_id_fkey"
+                | "user_setting_user_id_fkey"
+                | "noplay_user_id_fkey"
+                | "noplay_blocked_id_fkey",
             ) => StoreError::NotFound,
             _ => StoreError::Database(err),
         }

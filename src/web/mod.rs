@@ -1,14 +1,16 @@
 //! HTTP and WebSocket transport (the only layer that knows axum): routes, auth, JSON API,
-//! the game socket, health and metrics. Handlers are thin: they validate input, call the
+//! the game socket, the lobby (socket, commands, ratings), health and metrics. Handlers are thin: they validate input, call the
 //! game layer or the store, and map errors to [`error::ApiError`].
 
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod lobby;
 pub mod pages;
 pub mod protocol;
 pub mod ws;
 
+use crate::game::lobby::LobbyHandle;
 use crate::game::Games;
 use crate::store::{CommitStats, Store};
 use axum::extract::State;
@@ -26,6 +28,7 @@ use tower_http::trace::TraceLayer;
 pub struct AppState {
     pub store: Store,
     pub games: Games,
+    pub lobby: LobbyHandle,
     pub commit_stats: Arc<CommitStats>,
     /// Flips to true when the server begins shutting down; sockets close on it.
     pub shutdown: watch::Receiver<bool>,
@@ -61,6 +64,7 @@ pub fn router(state: AppState) -> Router {
         .merge(auth::router())
         .merge(api::router())
         .merge(pages::router())
+        .merge(lobby::router())
         .layer(RequestBodyLimitLayer::new(64 * 1024))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -106,18 +106,30 @@ async fn lobby(user: MaybeUser) -> Response {
     <label>Colour <select name="color" id="seek-color">
       <option value="random">Random</option><option value="white">White</option><option value="black">Black</option>
     </select></label>
-    <label>Rating range <input name="range" id="seek-range" placeholder="e.g. 1200-1800"></label>
-    <label><input type="checkbox" name="rated" id="seek-rated"> Rated</label>
+    <label>Rating range <span class="row"><input name="min" id="seek-min" type="number" min="0" max="9999" value="0" aria-label="Lowest rating" size="5"> – <input name="max" id="seek-max" type="number" min="0" max="9999" value="9999" aria-label="Highest rating" size="5"></span></label>
+    <label><input type="checkbox" name="rated" id="seek-rated"> Rated (registered players)</label>
+    <label><input type="checkbox" name="manual" id="seek-manual"> Manual (I accept each opponent)</label>
+    <label><input type="checkbox" name="formula" id="seek-formula"> Check my formula</label>
     <label>Challenge a user (optional) <input name="opponent" id="seek-opponent" maxlength="20" autocomplete="off"></label>
-    <button type="submit" id="seek-submit">Create</button>
+    <div class="row">
+      <button type="submit" id="seek-submit">Seek</button>
+      <button type="button" id="link-submit" aria-label="Create an open challenge link">Challenge link</button>
+    </div>
   </form>
   <p id="seek-status" role="status" aria-live="polite"></p>
 </section>
+<section aria-labelledby="challenges-h" class="panel wide" id="challenges-panel" hidden>
+  <h2 id="challenges-h">Challenges</h2>
+  <ul id="challenge-list"></ul>
+</section>
 <section aria-labelledby="seeks-h" class="panel wide">
-  <h2 id="seeks-h">Open games</h2>
+  <h2 id="seeks-h">Open seeks</h2>
   <svg id="seek-graph" role="img" aria-label="Seek graph: open games by rating and time" viewBox="0 0 400 200"></svg>
   <table class="list" aria-describedby="seeks-h"><thead><tr><th>Player</th><th>Rating</th><th>Variant</th><th>Clock</th><th>Colour</th><th></th></tr></thead>
   <tbody id="seek-list"></tbody></table>
+  <h3>Open challenge links</h3>
+  <table class="list"><thead><tr><th>Player</th><th>Variant</th><th>Clock</th><th>Colour</th><th></th></tr></thead>
+  <tbody id="open-list"></tbody></table>
 </section>
 <section aria-labelledby="live-h" class="panel wide">
   <h2 id="live-h">Games in progress</h2>
@@ -128,7 +140,7 @@ async fn lobby(user: MaybeUser) -> Response {
   <h2 id="console-h">Console</h2>
   <pre id="console-log" aria-live="polite" tabindex="0"></pre>
   <form id="console-form" class="row">
-    <label class="grow"><span class="visually-hidden">Command</span><input id="console-input" name="command" autocomplete="off" placeholder="seek 5 3 suicide, play 12, who, help"></label>
+    <label class="grow"><span class="visually-hidden">Command</span><input id="console-input" name="command" autocomplete="off" placeholder="seek 5 3 suicide, sought, play 3, match bob, finger, help"></label>
     <button type="submit">Send</button>
   </form>
 </section>

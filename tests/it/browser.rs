@@ -1,7 +1,7 @@
 //! End-to-end tests in a real browser: headless Chromium driven through chromedriver
 //! ([`super::webdriver`]). Two separate browser sessions register from the lobby; for every
-//! variant one creates a game from the lobby form and the other joins it from the lobby's
-//! list of open games; they play it through the board with clicks and drags (pickers and
+//! variant one posts a seek with the lobby's form and the other answers it from the lobby's
+//! seek list; they play it through the board with clicks and drags (pickers and
 //! special-action buttons included) until it ends; then one replays it. Screenshots of each
 //! variant's board go to `target/screenshots/`.
 //!
@@ -297,7 +297,9 @@ async fn play_variant(
     variant: &str,
 ) -> String {
     let [a, b] = players;
-    // A creates the game from the lobby form, with a clock, playing White.
+    // B waits in the lobby; A posts a seek from the lobby form (10+5, White, unrated,
+    // automatic); B answers it from the lobby's seek list and the game opens for both.
+    b.goto(&format!("{base}/")).await;
     a.goto(&format!("{base}/")).await;
     a.js(
         "document.getElementById('seek-variant').value = arguments[0];
@@ -308,18 +310,9 @@ async fn play_variant(
     a.type_text("#seek-minutes", "10").await;
     a.type_text("#seek-increment", "5").await;
     a.click("#seek-submit").await;
-    a.wait_for(
-        "the new game page",
-        "return document.getElementById('game') && document.getElementById('game').dataset.status === 'waiting'",
-        json!([]),
-    )
-    .await;
-    // B finds it in the lobby's open games and joins.
-    b.goto(&format!("{base}/")).await;
-    let join = format!("#seek-list a.join[data-variant=\"{variant}\"]");
-    b.wait_element(&join).await;
-    b.click(&join).await;
-    b.click("#accept").await;
+    let play = format!("#seek-list button.play[data-variant=\"{variant}\"]");
+    b.wait_element(&play).await;
+    b.click(&play).await;
     for browser in [&mut *a, &mut *b] {
         browser
             .wait_for(

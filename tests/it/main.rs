@@ -5,6 +5,7 @@
 
 mod browser;
 mod crash;
+mod lobby;
 mod server;
 mod store;
 mod web;

@@ -4,6 +4,7 @@
 use oddboard::app::App;
 use oddboard::client::{expect_ok, Client, GameSocket};
 use oddboard::config::Config;
+use oddboard::game::lobby::LobbySettings;
 use oddboard::game::GameSettings;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -52,15 +53,29 @@ impl TestServer {
         TestServer::start_on(&name, settings).await
     }
 
+    /// Starts a server on a fresh database with the lobby's timings given.
+    pub async fn start_with_lobby(settings: GameSettings, lobby: LobbySettings) -> TestServer {
+        let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
+        TestServer::start_full(&name, settings, lobby).await
+    }
+
     /// Starts a server on the named database (created if missing).
     pub async fn start_on(database_name: &str, settings: GameSettings) -> TestServer {
+        TestServer::start_full(database_name, settings, LobbySettings::default()).await
+    }
+
+    async fn start_full(
+        database_name: &str,
+        settings: GameSettings,
+        lobby: LobbySettings,
+    ) -> TestServer {
         let database_url = database_url_named(database_name);
         let config = Config {
             bind_addr: "127.0.0.1:0".into(),
             database_url: database_url.clone(),
             static_dir: "static".into(),
         };
-        let app = App::build(&config, settings)
+        let app = App::build_with(&config, settings, lobby)
             .await
             .unwrap_or_else(|e| panic!("server did not build: {e}"));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

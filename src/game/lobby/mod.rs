@@ -1,0 +1,637 @@
+//! The lobby: seeks, challenges, pairing, formulas and presence, owned by one actor
+//! ([`LobbyHandle`] → `actor::LobbyActor`) so that every race (two `play`s of one seek, a
+//! user's seeks pairing at once, an accept against a pairing) is decided by the order in
+//! which the actor takes its messages.
+//!
+//! - [`command`]: the FICS-style text commands (`seek 5 0 rated chazz`) parsed into
+//!   [`LobbyCmd`], the same typed commands the JSON protocol carries.
+//! - `actor`: the state and the FICS matching rules (see `docs/protocol.md`, "Lobby").
+//!
+//! Games are started through [`Games::create_started`]; the lobby learns about every other
+//! game start (rematches, open challenges) and end from [`Games::notices`], removes the
+//! players' seeks and challenges when a game starts for them, and reloads ratings when a game
+//! ends. Read-only commands (`games`, `history`, `finger`) go straight to the store.
+
+mod actor;
+pub mod command;
+
+use super::formula::FormulaError;
+use super::{GameError, Games};
+use crate::rules::{Color, Variant};
+use crate::store::{GameSummary, RatingHistoryEntry, RatingRecord, Store, StoreError};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+/// At most this many open seeks per user (FatICS's limit).
+pub const MAX_SEEKS: usize = 3;
+/// Longest time and increment a seek or match may ask for (minutes, seconds).
+pub const MAX_TIME: u32 = 180;
+pub const MAX_INC: u32 = 180;
+/// How many lines `history` shows.
+pub const HISTORY_LINES: i64 = 10;
+
+/// Timings of the lobby; shorter in tests.
+#[derive(Clone, Debug)]
+pub struct LobbySettings {
+    /// How long a user's seeks and challenges outlive their last lobby connection.
+    pub presence_grace: Duration,
+    /// How long a seek number rests before it is handed out again (FICS: 90 s).
+    pub seek_number_reuse: Duration,
+}
+
+impl Default for LobbySettings {
+    fn default() -> Self {
+        LobbySettings {
+            presence_grace: Duration::from_secs(5),
+            seek_number_reuse: Duration::from_secs(90),
+        }
+    }
+}
+
+/// A signed-in user as the lobby needs them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LobbyUser {
+    pub user_id: Uuid,
+    pub name: String,
+    /// Registered account (not a guest).
+    pub registered: bool,
+}
+
+/// Seek parameters as asked; anything left out takes the FICS default (time, inc and
+/// variant from the user's settings, rated for registered users and unrated for guests, no
+/// colour, auto, no formula, 0-9999).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeekRequest {
+    pub time: Option<u32>,
+    pub inc: Option<u32>,
+    pub rated: Option<bool>,
+    pub color: Option<Color>,
+    pub variant: Option<Variant>,
+    #[serde(default)]
+    pub manual: bool,
+    #[serde(default)]
+    pub formula: bool,
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// `match`: a challenge to one user; defaults as for seeks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRequest {
+    pub user: String,
+    pub time: Option<u32>,
+    pub inc: Option<u32>,
+    pub rated: Option<bool>,
+    /// The colour the challenger wants.
+    pub color: Option<Color>,
+    pub variant: Option<Variant>,
+}
+
+/// Which challenge `accept`, `decline` and `withdraw` mean: a number, the other user's name,
+/// or every one. None: the only one there is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Which {
+    Id(u32),
+    User(String),
+    All,
+}
+
+/// What `play` responds to: a seek number or the seeker's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayTarget {
+    Seek(u32),
+    User(String),
+}
+
+/// A lobby setting (`set <name> <value>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingName {
+    Time,
+    Inc,
+    Variant,
+    /// The formula (0) or f1..f9.
+    Formula(u8),
+}
+
+/// Every lobby command, whichever form it arrived in (text or JSON).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LobbyCmd {
+    Seek(SeekRequest),
+    /// One seek, or all of the user's.
+    Unseek(Option<u32>),
+    /// The seeks the user is eligible for, or every seek.
+    Sought {
+        all: bool,
+    },
+    Play(PlayTarget),
+    Match(MatchRequest),
+    Accept(Option<Which>),
+    Decline(Option<Which>),
+    Withdraw(Option<Which>),
+    /// Challenges to and from the user.
+    Pending,
+    /// Shows the settings (None) or sets one ('' clears a formula).
+    Set(Option<(SettingName, String)>),
+    /// Lists the noplay list (None), adds (true) or removes (false) a user.
+    Noplay(Option<(String, bool)>),
+    /// Challenges the last opponent to the same game with colours swapped.
+    Rematch,
+    Games,
+    History(Option<String>),
+    Finger(Option<String>),
+    Help,
+}
+
+/// A seek as clients see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeekView {
+    pub id: u32,
+    pub user: String,
+    /// The seeker's rating in the seek's variant; null for guests.
+    pub rating: Option<i64>,
+    pub provisional: bool,
+    pub variant: Variant,
+    pub time: u32,
+    pub inc: u32,
+    pub rated: bool,
+    /// The colour the seeker wants; null for none.
+    pub color: Option<Color>,
+    pub manual: bool,
+    /// Whether responders are screened by the seeker's formula.
+    pub formula: bool,
+    pub min: i64,
+    pub max: i64,
+}
+
+/// A challenge (match request) as clients see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChallengeView {
+    pub id: u32,
+    pub from: String,
+    pub to: String,
+    pub from_rating: Option<i64>,
+    pub to_rating: Option<i64>,
+    pub variant: Variant,
+    pub time: u32,
+    pub inc: u32,
+    pub rated: bool,
+    /// The colour the challenger plays; null for none.
+    pub color: Option<Color>,
+    /// The manual seek this challenge answers, if any.
+    pub seek: Option<u32>,
+}
+
+/// A started game as the lobby announces it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameStartedView {
+    pub game_id: Uuid,
+    pub white: String,
+    pub black: String,
+    pub variant: Variant,
+    pub rated: bool,
+    pub time: u32,
+    pub inc: u32,
+}
+
+/// One variant's rating in `finger`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingView {
+    pub variant: Variant,
+    /// Rounded.
+    pub rating: i64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub provisional: bool,
+    pub games: i32,
+    pub wins: i32,
+    pub losses: i32,
+    pub draws: i32,
+}
+
+impl From<&RatingRecord> for RatingView {
+    fn from(r: &RatingRecord) -> Self {
+        let glicko = super::rating::Glicko::from(r.values);
+        RatingView {
+            variant: r.variant,
+            rating: glicko.rounded(),
+            deviation: r.values.deviation,
+            volatility: r.values.volatility,
+            provisional: glicko.is_provisional(),
+            games: r.games,
+            wins: r.wins,
+            losses: r.losses,
+            draws: r.draws,
+        }
+    }
+}
+
+/// `finger`: who a user is, their ratings and their results.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FingerView {
+    pub user: String,
+    pub registered: bool,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// Only variants the user has a rating in; others are 1500, provisional.
+    pub ratings: Vec<RatingView>,
+    /// Rated games over all variants.
+    pub rated_games: i32,
+}
+
+/// The structured part of a reply (the `data` of the JSON forms).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReplyData {
+    /// The seek was posted; `challenges` were sent to matching manual seekers.
+    SeekPosted {
+        seek: SeekView,
+        challenges: Vec<ChallengeView>,
+    },
+    GameStarted {
+        game: GameStartedView,
+    },
+    ChallengeSent {
+        challenge: ChallengeView,
+    },
+    Seeks {
+        seeks: Vec<SeekView>,
+    },
+    /// Seeks taken down.
+    Unseeked {
+        ids: Vec<u32>,
+    },
+    /// Challenges removed by decline or withdraw.
+    ChallengesRemoved {
+        ids: Vec<u32>,
+    },
+    Pending {
+        incoming: Vec<ChallengeView>,
+        outgoing: Vec<ChallengeView>,
+    },
+    Settings {
+        time: i32,
+        inc: i32,
+        variant: Variant,
+        formula: String,
+        f: Vec<String>,
+    },
+    Noplay {
+        users: Vec<String>,
+    },
+    Games {
+        games: Vec<GameSummary>,
+    },
+    History {
+        user: String,
+        games: Vec<GameSummary>,
+    },
+    Finger {
+        finger: FingerView,
+    },
+    Help,
+}
+
+/// A successful command's answer: FICS-like text for the console, data for programs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LobbyReply {
+    pub text: String,
+    pub data: ReplyData,
+}
+
+/// Why the lobby refused a command. Each has a stable snake_case code and FICS-like text.
+#[derive(Debug)]
+pub enum LobbyError {
+    /// Not a command, or its arguments do not parse: the usage.
+    BadCommand(String),
+    UnknownUser(String),
+    NotOnline(String),
+    /// Guests can only play unrated games.
+    GuestRated,
+    TooManySeeks,
+    DuplicateSeek,
+    /// A time, increment, range or setting value out of bounds.
+    InvalidValue(String),
+    NoSuchSeek,
+    OwnSeek,
+    SelfChallenge,
+    RatingOutOfRange {
+        user: String,
+    },
+    /// The other side's formula refused.
+    FormulaRejected {
+        user: String,
+    },
+    /// One side has the other on its noplay list; `yours` when it is the sender's list.
+    Noplay {
+        user: String,
+        yours: bool,
+    },
+    NoChallenge,
+    /// Several challenges are pending: say which.
+    Ambiguous,
+    NoPreviousGame,
+    BadFormula(FormulaError),
+    Game(GameError),
+    Store(StoreError),
+    /// The lobby actor is gone (shutting down).
+    Unavailable,
+}
+
+impl LobbyError {
+    /// The stable code sent to clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LobbyError::BadCommand(_) => "bad_command",
+            LobbyError::UnknownUser(_) => "unknown_user",
+            LobbyError::NotOnline(_) => "user_not_online",
+            LobbyError::GuestRated => "guests_play_unrated",
+            LobbyError::TooManySeeks => "too_many_seeks",
+            LobbyError::DuplicateSeek => "duplicate_seek",
+            LobbyError::InvalidValue(_) => "invalid_value",
+            LobbyError::NoSuchSeek => "no_such_seek",
+            LobbyError::OwnSeek => "own_seek",
+            LobbyError::SelfChallenge => "self_challenge",
+            LobbyError::RatingOutOfRange { .. } => "rating_out_of_range",
+            LobbyError::FormulaRejected { .. } => "formula_rejected",
+            LobbyError::Noplay { .. } => "noplay",
+            LobbyError::NoChallenge => "no_challenge",
+            LobbyError::Ambiguous => "ambiguous",
+            LobbyError::NoPreviousGame => "no_previous_game",
+            LobbyError::BadFormula(_) => "bad_formula",
+            LobbyError::Game(e) => e.code(),
+            LobbyError::Store(_) => "internal",
+            LobbyError::Unavailable => "lobby_unavailable",
+        }
+    }
+}
+
+impl fmt::Display for LobbyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LobbyError::BadCommand(usage) => f.write_str(usage),
+            LobbyError::UnknownUser(name) => {
+                write!(f, "There is no player matching the name {name}.")
+            }
+            LobbyError::NotOnline(name) => write!(f, "{name} is not logged in."),
+            LobbyError::GuestRated => {
+                f.write_str("Only registered players can play rated games.")
+            }
+            LobbyError::TooManySeeks => {
+                write!(f, "You can only have {MAX_SEEKS} active seeks.")
+            }
+            LobbyError::DuplicateSeek => {
+                f.write_str("You already have an active seek with the same parameters.")
+            }
+            LobbyError::InvalidValue(why) => f.write_str(why),
+            LobbyError::NoSuchSeek => f.write_str("That seek is not available."),
+            LobbyError::OwnSeek => f.write_str("You cannot respond to your own seek."),
+            LobbyError::SelfChallenge => f.write_str("You can't match yourself."),
+            LobbyError::RatingOutOfRange { user } => {
+                write!(f, "Your rating does not fit {user}'s seek range.")
+            }
+            LobbyError::FormulaRejected { user } => {
+                write!(f, "Match request does not meet {user}'s formula.")
+            }
+            LobbyError::Noplay { user, yours: true } => {
+                write!(f, "You have {user} on your noplay list.")
+            }
+            LobbyError::Noplay { user, yours: false } => {
+                write!(f, "You are on {user}'s noplay list.")
+            }
+            LobbyError::NoChallenge => f.write_str("There are no offers pending."),
+            LobbyError::Ambiguous => f.write_str(
+                "You have more than one pending offer. Please specify which one (by number or name).",
+            ),
+            LobbyError::NoPreviousGame => f.write_str("You have no previous game to rematch."),
+            LobbyError::BadFormula(e) => write!(f, "Bad formula: {e}."),
+            LobbyError::Game(e) => write!(f, "The game could not be created: {e}."),
+            LobbyError::Store(_) => f.write_str("Something went wrong on our side; try again."),
+            LobbyError::Unavailable => f.write_str("The lobby is not available right now."),
+        }
+    }
+}
+
+impl std::error::Error for LobbyError {}
+
+impl From<StoreError> for LobbyError {
+    fn from(e: StoreError) -> Self {
+        LobbyError::Store(e)
+    }
+}
+
+impl From<GameError> for LobbyError {
+    fn from(e: GameError) -> Self {
+        LobbyError::Game(e)
+    }
+}
+
+/// One lobby connection's stream: the snapshot first, then live events (serialized JSON).
+pub struct LobbyConnection {
+    pub id: u64,
+    pub events: mpsc::Receiver<Arc<str>>,
+}
+
+enum LobbyMsg {
+    Connect {
+        user: LobbyUser,
+        reply: oneshot::Sender<Result<LobbyConnection, LobbyError>>,
+    },
+    Disconnect {
+        user_id: Uuid,
+        connection: u64,
+    },
+    Command {
+        user: LobbyUser,
+        command: LobbyCmd,
+        reply: oneshot::Sender<Result<LobbyReply, LobbyError>>,
+    },
+    /// The seeks a viewer (or an anonymous one) sees.
+    Seeks {
+        viewer: Option<LobbyUser>,
+        all: bool,
+        reply: oneshot::Sender<Result<Vec<SeekView>, LobbyError>>,
+    },
+}
+
+/// Commands queued for the lobby actor before senders wait.
+const QUEUE: usize = 256;
+
+/// A cheap, cloneable address of the lobby actor.
+#[derive(Clone)]
+pub struct LobbyHandle {
+    tx: mpsc::Sender<LobbyMsg>,
+    store: Store,
+}
+
+impl LobbyHandle {
+    /// Starts the lobby actor; it runs until every handle is dropped.
+    pub fn spawn(games: Games, settings: LobbySettings) -> LobbyHandle {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let store = games.store().clone();
+        tokio::spawn(actor::run(games, settings, rx));
+        LobbyHandle { tx, store }
+    }
+
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, LobbyError>>) -> LobbyMsg,
+    ) -> Result<T, LobbyError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| LobbyError::Unavailable)?;
+        answer.await.map_err(|_| LobbyError::Unavailable)?
+    }
+
+    /// Opens a lobby connection for `user`: the first event is the `lobby` snapshot.
+    ///
+    /// # Errors
+    /// The lobby is gone, or the user's data cannot be loaded.
+    pub async fn connect(&self, user: LobbyUser) -> Result<LobbyConnection, LobbyError> {
+        self.ask(|reply| LobbyMsg::Connect { user, reply }).await
+    }
+
+    /// Closes a connection; the user's seeks go after the grace once the last one closes.
+    pub async fn disconnect(&self, user_id: Uuid, connection: u64) {
+        let _ = self
+            .tx
+            .send(LobbyMsg::Disconnect {
+                user_id,
+                connection,
+            })
+            .await;
+    }
+
+    /// Runs one command for `user`.
+    ///
+    /// # Errors
+    /// The command is refused: see [`LobbyError`].
+    pub async fn command(
+        &self,
+        user: LobbyUser,
+        command: LobbyCmd,
+    ) -> Result<LobbyReply, LobbyError> {
+        match command {
+            LobbyCmd::Games => self.games().await,
+            LobbyCmd::History(name) => self.history(name.as_deref().unwrap_or(&user.name)).await,
+            LobbyCmd::Finger(name) => {
+                let finger = self.finger(name.as_deref().unwrap_or(&user.name)).await?;
+                Ok(LobbyReply {
+                    text: command::finger_text(&finger),
+                    data: ReplyData::Finger { finger },
+                })
+            }
+            LobbyCmd::Help => Ok(LobbyReply {
+                text: command::HELP.to_string(),
+                data: ReplyData::Help,
+            }),
+            command => {
+                self.ask(|reply| LobbyMsg::Command {
+                    user,
+                    command,
+                    reply,
+                })
+                .await
+            }
+        }
+    }
+
+    /// Runs one text command line for `user`.
+    ///
+    /// # Errors
+    /// The line does not parse, or the command is refused.
+    pub async fn command_line(
+        &self,
+        user: LobbyUser,
+        line: &str,
+    ) -> Result<LobbyReply, LobbyError> {
+        let command = command::parse_line(line)?;
+        self.command(user, command).await
+    }
+
+    /// The open seeks `viewer` is eligible for (`all`: every seek).
+    ///
+    /// # Errors
+    /// The lobby is gone.
+    pub async fn seeks(
+        &self,
+        viewer: Option<LobbyUser>,
+        all: bool,
+    ) -> Result<Vec<SeekView>, LobbyError> {
+        self.ask(|reply| LobbyMsg::Seeks { viewer, all, reply })
+            .await
+    }
+
+    /// Games in progress.
+    async fn games(&self) -> Result<LobbyReply, LobbyError> {
+        let games = self.store.active_games(200).await?;
+        Ok(LobbyReply {
+            text: command::games_text(&games),
+            data: ReplyData::Games { games },
+        })
+    }
+
+    /// A user's last games.
+    async fn history(&self, name: &str) -> Result<LobbyReply, LobbyError> {
+        let user = self
+            .store
+            .user_by_name(name)
+            .await?
+            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let games = self
+            .store
+            .user_games(&user.username, None, HISTORY_LINES, 0)
+            .await?;
+        Ok(LobbyReply {
+            text: command::history_text(&user.username, &games),
+            data: ReplyData::History {
+                user: user.username,
+                games,
+            },
+        })
+    }
+
+    /// `finger`: a user's ratings per variant and rated results.
+    ///
+    /// # Errors
+    /// [`LobbyError::UnknownUser`], store failures.
+    pub async fn finger(&self, name: &str) -> Result<FingerView, LobbyError> {
+        let user = self
+            .store
+            .user_by_name(name)
+            .await?
+            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let ratings = self.store.ratings(user.user_id).await?;
+        Ok(FingerView {
+            user: user.username,
+            registered: !user.is_guest,
+            created_at: user.created_at,
+            rated_games: ratings.iter().map(|r| r.games).sum(),
+            ratings: ratings.iter().map(RatingView::from).collect(),
+        })
+    }
+
+    /// A user's rating after each rated game, oldest first.
+    ///
+    /// # Errors
+    /// [`LobbyError::UnknownUser`], store failures.
+    pub async fn rating_history(
+        &self,
+        name: &str,
+        variant: Option<Variant>,
+    ) -> Result<(String, Vec<RatingHistoryEntry>), LobbyError> {
+        let user = self
+            .store
+            .user_by_name(name)
+            .await?
+            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let history = self.store.rating_history(user.user_id, variant).await?;
+        Ok((user.username, history))
+    }
+}

@@ -1,0 +1,476 @@
+//! What the lobby keeps: ratings per user and variant (`rating`) and their history
+//! (`rating_history`), lobby settings (`user_setting`), noplay lists (`noplay`), and the
+//! read-only views of `game` the lobby needs (colour history, games in progress).
+//!
+//! The rating arithmetic belongs to the game layer: [`Store::rate_game`] locks both rows in
+//! one transaction and asks a closure for the new values, so both players and their history
+//! change together or not at all.
+
+use super::{Store, StoreError};
+use crate::rules::{Color, Variant};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+/// Glicko-2 values as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RatingValues {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// One user's rating in one variant, with their rated results.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingRecord {
+    pub variant: Variant,
+    #[serde(flatten)]
+    pub values: RatingValues,
+    pub games: i32,
+    pub wins: i32,
+    pub losses: i32,
+    pub draws: i32,
+}
+
+/// A rating right after one rated game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingHistoryEntry {
+    pub variant: Variant,
+    pub game_id: Uuid,
+    #[serde(flatten)]
+    pub values: RatingValues,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A user's lobby settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UserSettings {
+    pub time_minutes: i32,
+    pub increment_seconds: i32,
+    pub variant: Variant,
+    /// '' when unset.
+    pub formula: String,
+    /// f1..f9 ('' when unset); may be shorter than 9.
+    pub f: Vec<String>,
+}
+
+impl Default for UserSettings {
+    fn default() -> Self {
+        UserSettings {
+            time_minutes: 5,
+            increment_seconds: 0,
+            variant: Variant::Suicide,
+            formula: String::new(),
+            f: Vec::new(),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct RatingRow {
+    variant: String,
+    rating: f64,
+    deviation: f64,
+    volatility: f64,
+    games: i32,
+    wins: i32,
+    losses: i32,
+    draws: i32,
+}
+
+fn parse_variant(column: &'static str, value: &str) -> Result<Variant, StoreError> {
+    value.parse().map_err(|_| StoreError::InvalidValue {
+        column,
+        value: value.to_string(),
+    })
+}
+
+impl TryFrom<RatingRow> for RatingRecord {
+    type Error = StoreError;
+
+    fn try_from(row: RatingRow) -> Result<Self, Self::Error> {
+        Ok(RatingRecord {
+            variant: parse_variant("rating.variant", &row.variant)?,
+            values: RatingValues {
+                rating: row.rating,
+                deviation: row.deviation,
+                volatility: row.volatility,
+            },
+            games: row.games,
+            wins: row.wins,
+            losses: row.losses,
+            draws: row.draws,
+        })
+    }
+}
+
+/// The result of a finished game, as [`Store::rate_game`] needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameResult {
+    pub game_id: Uuid,
+    pub variant: Variant,
+    pub white_id: Uuid,
+    pub black_id: Uuid,
+    /// None: a draw.
+    pub winner: Option<Color>,
+}
+
+/// What [`Store::rate_game`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RatedGame {
+    /// Both players were rated: their values before and after.
+    Rated {
+        white_before: RatingValues,
+        black_before: RatingValues,
+        white_after: RatingValues,
+        black_after: RatingValues,
+    },
+    /// A player is a guest: nothing changed.
+    Guest,
+    /// The game was already rated: nothing changed.
+    AlreadyRated,
+}
+
+impl Store {
+    /// A user's ratings, one per variant they have a rating in.
+    ///
+    /// # Errors
+    /// Database failures; [`StoreError::InvalidValue`] for an unknown variant id.
+    #[tracing::instrument(skip(self))]
+    pub async fn ratings(&self, user_id: Uuid) -> Result<Vec<RatingRecord>, StoreError> {
+        let rows = sqlx::query_as::<_, RatingRow>(
+            "select variant, rating, deviation, volatility, games, wins, losses, draws \
+             from rating where user_id = $1 order by variant",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(RatingRecord::try_from).collect()
+    }
+
+    /// A user's rating after each rated game, oldest first, optionally of one variant.
+    ///
+    /// # Errors
+    /// Database failures; [`StoreError::InvalidValue`] for an unknown variant id.
+    #[tracing::instrument(skip(self))]
+    pub async fn rating_history(
+        &self,
+        user_id: Uuid,
+        variant: Option<Variant>,
+    ) -> Result<Vec<RatingHistoryEntry>, StoreError> {
+        let rows: Vec<(String, Uuid, f64, f64, f64, DateTime<Utc>)> = sqlx::query_as(
+            "select variant, game_id, rating, deviation, volatility, created_at \
+             from rating_history where user_id = $1 and ($2::text is null or variant = $2) \
+             order by created_at, game_id",
+        )
+        .bind(user_id)
+        .bind(variant.map(Variant::key))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(v, game_id, rating, deviation, volatility, created_at)| {
+                Ok(RatingHistoryEntry {
+                    variant: parse_variant("rating_history.variant", &v)?,
+                    game_id,
+                    values: RatingValues {
+                        rating,
+                        deviation,
+                        volatility,
+                    },
+                    created_at,
+                })
+            })
+            .collect()
+    }
+
+    /// Rates a finished game in one transaction: locks (creating at `initial` if missing)
+    /// both players' ratings in `variant`, asks `update` for the new values, stores them with
+    /// the result counts and a history entry each. Guests are never rated, and a game is
+    /// rated at most once (the history key).
+    ///
+    /// # Errors
+    /// Database failures; nothing is changed then.
+    #[tracing::instrument(skip(self, initial, update))]
+    pub async fn rate_game(
+        &self,
+        game: &GameResult,
+        initial: RatingValues,
+        update: impl FnOnce(RatingValues, RatingValues) -> (RatingValues, RatingValues),
+    ) -> Result<RatedGame, StoreError> {
+        let GameResult {
+            game_id,
+            variant,
+            white_id,
+            black_id,
+            winner,
+        } = *game;
+        let mut tx = self.pool.begin().await?;
+        let registered: i64 = sqlx::query_scalar(
+            "select count(*) from app_user where user_id in ($1, $2) and not is_guest",
+        )
+        .bind(white_id)
+        .bind(black_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if registered < 2 || white_id == black_id {
+            return Ok(RatedGame::Guest);
+        }
+        sqlx::query(
+            "insert into rating (user_id, variant, rating, deviation, volatility) \
+             values ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) \
+             on conflict on constraint rating_pkey do nothing",
+        )
+        .bind(white_id)
+        .bind(black_id)
+        .bind(variant.key())
+        .bind(initial.rating)
+        .bind(initial.deviation)
+        .bind(initial.volatility)
+        .execute(&mut *tx)
+        .await?;
+        // Locked in user-id order, so two games of the same players cannot deadlock.
+        let rows: Vec<(Uuid, f64, f64, f64)> = sqlx::query_as(
+            "select user_id, rating, deviation, volatility from rating \
+             where user_id in ($1, $2) and variant = $3 order by user_id for update",
+        )
+        .bind(white_id)
+        .bind(black_id)
+        .bind(variant.key())
+        .fetch_all(&mut *tx)
+        .await?;
+        let values = |id: Uuid| {
+            rows.iter()
+                .find(|r| r.0 == id)
+                .map(|r| RatingValues {
+                    rating: r.1,
+                    deviation: r.2,
+                    volatility: r.3,
+                })
+                .ok_or(StoreError::NotFound)
+        };
+        let white_before = values(white_id)?;
+        let black_before = values(black_id)?;
+        let (white_after, black_after) = update(white_before, black_before);
+        let inserted = sqlx::query(
+            "insert into rating_history (user_id, variant, game_id, rating, deviation, volatility) \
+             values ($1, $3, $4, $5, $6, $7), ($2, $3, $4, $8, $9, $10) \
+             on conflict on constraint rating_history_pkey do nothing",
+        )
+        .bind(white_id)
+        .bind(black_id)
+        .bind(variant.key())
+        .bind(game_id)
+        .bind(white_after.rating)
+        .bind(white_after.deviation)
+        .bind(white_after.volatility)
+        .bind(black_after.rating)
+        .bind(black_after.deviation)
+        .bind(black_after.volatility)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if inserted < 2 {
+            return Ok(RatedGame::AlreadyRated);
+        }
+        for (user_id, after, score) in [
+            (white_id, white_after, winner.map(|w| w == Color::White)),
+            (black_id, black_after, winner.map(|w| w == Color::Black)),
+        ] {
+            sqlx::query(
+                "update rating set rating = $3, deviation = $4, volatility = $5, \
+                     games = games + 1, \
+                     wins = wins + ($6 is true)::int, \
+                     losses = losses + ($6 is false)::int, \
+                     draws = draws + ($6 is null)::int \
+                 where user_id = $1 and variant = $2",
+            )
+            .bind(user_id)
+            .bind(variant.key())
+            .bind(after.rating)
+            .bind(after.deviation)
+            .bind(after.volatility)
+            .bind(score)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(RatedGame::Rated {
+            white_before,
+            black_before,
+            white_after,
+            black_after,
+        })
+    }
+
+    /// A user's lobby settings (the defaults if never saved).
+    ///
+    /// # Errors
+    /// Database failures; [`StoreError::InvalidValue`] for an unknown variant id.
+    #[tracing::instrument(skip(self))]
+    pub async fn user_settings(&self, user_id: Uuid) -> Result<UserSettings, StoreError> {
+        let row: Option<(i32, i32, String, String, Vec<String>)> = sqlx::query_as(
+            "select time_minutes, increment_seconds, variant, formula, f \
+             from user_setting where user_id = $1",
+        )
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((time_minutes, increment_seconds, variant, formula, f)) = row else {
+            return Ok(UserSettings::default());
+        };
+        Ok(UserSettings {
+            time_minutes,
+            increment_seconds,
+            variant: parse_variant("user_setting.variant", &variant)?,
+            formula,
+            f,
+        })
+    }
+
+    /// Saves a user's lobby settings.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown user; database failures, including values
+    /// the schema refuses.
+    #[tracing::instrument(skip(self, settings))]
+    pub async fn save_user_settings(
+        &self,
+        user_id: Uuid,
+        settings: &UserSettings,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "insert into user_setting (user_id, time_minutes, increment_seconds, variant, formula, f) \
+             values ($1, $2, $3, $4, $5, $6) \
+             on conflict (user_id) do update set time_minutes = excluded.time_minutes, \
+                 increment_seconds = excluded.increment_seconds, variant = excluded.variant, \
+                 formula = excluded.formula, f = excluded.f",
+        )
+        .bind(user_id)
+        .bind(settings.time_minutes)
+        .bind(settings.increment_seconds)
+        .bind(settings.variant.key())
+        .bind(&settings.formula)
+        .bind(&settings.f)
+        .execute(&self.pool)
+        .await
+        .map_err(StoreError::from_sqlx)?;
+        Ok(())
+    }
+
+    /// The users `user_id` refuses to play, with their names.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn noplay_list(&self, user_id: Uuid) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let rows = sqlx::query_as(
+            "select n.blocked_id, u.username from noplay n \
+             join app_user u on u.user_id = n.blocked_id \
+             where n.user_id = $1 order by lower(u.username)",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows)
+    }
+
+    /// Adds (`on`) or removes a noplay entry. Returns whether anything changed.
+    ///
+    /// # Errors
+    /// Database failures, including blocking oneself or an unknown user.
+    #[tracing::instrument(skip(self))]
+    pub async fn set_noplay(
+        &self,
+        user_id: Uuid,
+        blocked_id: Uuid,
+        on: bool,
+    ) -> Result<bool, StoreError> {
+        let query = if on {
+            "insert into noplay (user_id, blocked_id) values ($1, $2) \
+             on conflict on constraint noplay_pkey do nothing"
+        } else {
+            "delete from noplay where user_id = $1 and blocked_id = $2"
+        };
+        let done = sqlx::query(query)
+            .bind(user_id)
+            .bind(blocked_id)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::from_sqlx)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The colours `user_id` played in their last `limit` started games, newest first
+    /// (aborted games left out, as FICS's history does), for colour alternation.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn color_history(&self, user_id: Uuid, limit: i64) -> Result<Vec<Color>, StoreError> {
+        let rows: Vec<(bool,)> = sqlx::query_as(
+            "select white_id = $1 from game \
+             where (white_id = $1 or black_id = $1) and status in ('active', 'finished') \
+             order by started_at desc, game_id desc limit $2",
+        )
+        .bind(user_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(white,)| if white { Color::White } else { Color::Black })
+            .collect())
+    }
+
+    /// A user's most recent started game, for `rematch`: its variant, clock, rating flag
+    /// and who had White.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn last_game_of(&self, user_id: Uuid) -> Result<Option<LastGame>, StoreError> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            game_id: Uuid,
+            variant: String,
+            clock_initial_ms: Option<i64>,
+            clock_increment_ms: Option<i64>,
+            rated: bool,
+            white_id: Uuid,
+            black_id: Uuid,
+        }
+        let row: Option<Row> = sqlx::query_as(
+            "select g.game_id, g.variant, g.clock_initial_ms, g.clock_increment_ms, g.rated, \
+                        g.white_id, g.black_id \
+                 from game g \
+                 where (g.white_id = $1 or g.black_id = $1) and g.status in ('active', 'finished') \
+                 order by g.started_at desc, g.game_id desc limit 1",
+        )
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        Ok(Some(LastGame {
+            game_id: row.game_id,
+            variant: parse_variant("game.variant", &row.variant)?,
+            clock_ms: row.clock_initial_ms.zip(row.clock_increment_ms),
+            rated: row.rated,
+            white_id: row.white_id,
+            black_id: row.black_id,
+        }))
+    }
+}
+
+/// A user's most recent game, as [`Store::last_game_of`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastGame {
+    pub game_id: Uuid,
+    pub variant: Variant,
+    /// (initial, increment) in milliseconds; None without a clock.
+    pub clock_ms: Option<(i64, i64)>,
+    pub rated: bool,
+    pub white_id: Uuid,
+    pub black_id: Uuid,
+}

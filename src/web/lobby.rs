@@ -1,0 +1,525 @@
+//! The lobby's transport: the `/ws/lobby` socket (live seek list, challenges, game starts,
+//! and commands as JSON or text), the command endpoints and the JSON reads.
+//!
+//! - `GET /ws/lobby`: one task per connection, a single `select!` over the socket, the
+//!   lobby's events for this connection, and shutdown.
+//! - `POST /api/command` `{"line":"seek 5 0 rated chazz"}`: a FICS-style text command.
+//! - `POST /api/lobby` `{"t":"seek","time":5,…}`: the same commands as JSON.
+//! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/users/{name}` (finger),
+//!   `GET /api/users/{name}/ratings/history[?variant=…]`.
+//!
+//! Both command forms answer `{"ok":true,"reply":"<FICS-like text>","data":{…}}` or
+//! `{"ok":false,"code":"<stable_code>","reply":"<FICS-like text>"}` with status 200: a
+//! refused command is an ordinary answer, as on a FICS console.
+
+use super::auth::{CurrentUser, MaybeUser};
+use super::error::ApiError;
+use super::protocol::ErrorMsg;
+use super::AppState;
+use crate::game::lobby::{
+    LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, SeekRequest, Which,
+};
+use crate::rules::Variant;
+use crate::store::User;
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::Ordering;
+
+/// Longest client message on the lobby socket.
+const MAX_CLIENT_MESSAGE: usize = 4 * 1024;
+/// Frames beyond this close the connection at the protocol level.
+const MAX_FRAME: usize = 64 * 1024;
+
+fn lobby_user(user: &User) -> LobbyUser {
+    LobbyUser {
+        user_id: user.user_id,
+        name: user.username.clone(),
+        registered: !user.is_guest,
+    }
+}
+
+/// The JSON answer to a command, in the shape both endpoints and the socket use.
+fn reply_json(result: &Result<LobbyReply, LobbyError>) -> Map<String, Value> {
+    let mut out = Map::new();
+    match result {
+        Ok(reply) => {
+            out.insert("ok".into(), Value::Bool(true));
+            out.insert("reply".into(), Value::String(reply.text.clone()));
+            out.insert(
+                "data".into(),
+                serde_json::to_value(&reply.data).unwrap_or(Value::Null),
+            );
+        }
+        Err(e) => {
+            if let LobbyError::Store(cause) = e {
+                tracing::error!(cause = %cause, "lobby command failed");
+            }
+            out.insert("ok".into(), Value::Bool(false));
+            out.insert("code".into(), Value::String(e.code().into()));
+            out.insert("reply".into(), Value::String(e.to_string()));
+        }
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct CommandLine {
+    line: String,
+}
+
+async fn command(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Json(body): Json<CommandLine>,
+) -> Result<Json<Value>, ApiError> {
+    if body.line.len() > MAX_CLIENT_MESSAGE {
+        return Err(ApiError::invalid(
+            "line_too_long",
+            "a command line is at most 4 KiB",
+        ));
+    }
+    let result = state
+        .lobby
+        .command_line(lobby_user(&user), &body.line)
+        .await;
+    Ok(Json(Value::Object(reply_json(&result))))
+}
+
+async fn json_command(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Json(body): Json<Value>,
+) -> Result<Json<Value>, ApiError> {
+    let message =
+        parse_lobby_msg(body).map_err(|(code, message)| ApiError::invalid(code, message))?;
+    let result = match message {
+        LobbyClientMsg::Ping => return Ok(Json(json!({ "ok": true, "reply": "pong" }))),
+        LobbyClientMsg::Command(command) => state.lobby.command(lobby_user(&user), command).await,
+        LobbyClientMsg::Line(line) => state.lobby.command_line(lobby_user(&user), &line).await,
+    };
+    Ok(Json(Value::Object(reply_json(&result))))
+}
+
+#[derive(Deserialize)]
+struct SeeksQuery {
+    #[serde(default)]
+    all: bool,
+}
+
+async fn seeks(
+    State(state): State<AppState>,
+    MaybeUser(user): MaybeUser,
+    Query(query): Query<SeeksQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let seeks = state
+        .lobby
+        .seeks(user.as_ref().map(lobby_user), query.all)
+        .await
+        .map_err(lobby_api_error)?;
+    Ok(Json(json!({ "seeks": seeks })))
+}
+
+async fn live_games(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let games = state.store.active_games(200).await?;
+    Ok(Json(json!({ "games": games })))
+}
+
+async fn finger(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let finger = state.lobby.finger(&name).await.map_err(lobby_api_error)?;
+    Ok(Json(serde_json::to_value(finger).unwrap_or(Value::Null)))
+}
+
+#[derive(Deserialize)]
+struct RatingHistoryQuery {
+    variant: Option<String>,
+}
+
+async fn rating_history(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(query): Query<RatingHistoryQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let variant = match query.variant.as_deref() {
+        None | Some("") => None,
+        Some(text) => Some(
+            text.parse::<Variant>()
+                .map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?,
+        ),
+    };
+    let (user, history) = state
+        .lobby
+        .rating_history(&name, variant)
+        .await
+        .map_err(lobby_api_error)?;
+    Ok(Json(json!({ "user": user, "history": history })))
+}
+
+/// Lobby failures on the plain JSON reads.
+fn lobby_api_error(e: LobbyError) -> ApiError {
+    match e {
+        LobbyError::UnknownUser(_) => ApiError::NotFound("user_not_found"),
+        LobbyError::Store(cause) => ApiError::Store(cause),
+        other => ApiError::Internal(other.to_string()),
+    }
+}
+
+/// What a client may send on the lobby socket or to `POST /api/lobby`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LobbyClientMsg {
+    Command(LobbyCmd),
+    /// `{"t":"command","line":"seek 5 0"}`: a text command.
+    Line(String),
+    Ping,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdOnly {
+    id: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllOnly {
+    #[serde(default)]
+    all: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayMsg {
+    seek: Option<u32>,
+    user: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WhichMsg {
+    id: Option<u32>,
+    user: Option<String>,
+    #[serde(default)]
+    all: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserOnly {
+    user: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetMsg {
+    name: Option<String>,
+    #[serde(default)]
+    value: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoplayMsg {
+    user: Option<String>,
+    #[serde(default = "yes")]
+    on: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineMsg {
+    line: String,
+}
+
+fn which(msg: WhichMsg) -> Option<Which> {
+    if msg.all {
+        Some(Which::All)
+    } else if let Some(id) = msg.id {
+        Some(Which::Id(id))
+    } else {
+        msg.user.map(Which::User)
+    }
+}
+
+/// Parses a lobby client message: a JSON object with `"t"` (and optionally `"ref"`, which
+/// the socket echoes in the reply).
+///
+/// # Errors
+/// `(code, message)`: `bad_message` or `unknown_message`.
+pub fn parse_lobby_msg(value: Value) -> Result<LobbyClientMsg, (&'static str, String)> {
+    let Value::Object(mut fields) = value else {
+        return Err(("bad_message", "a message is a JSON object".into()));
+    };
+    let kind = match fields.remove("t") {
+        Some(Value::String(kind)) => kind,
+        _ => {
+            return Err((
+                "bad_message",
+                "a message needs a string field \"t\"".to_string(),
+            ))
+        }
+    };
+    fields.remove("ref");
+    let rest = Value::Object(fields);
+    fn parse<T: for<'de> Deserialize<'de>>(
+        kind: &str,
+        rest: Value,
+    ) -> Result<T, (&'static str, String)> {
+        serde_json::from_value(rest)
+            .map_err(|e| ("bad_message", format!("malformed `{kind}` message: {e}")))
+    }
+    let command = match kind.as_str() {
+        "ping" => {
+            parse::<Nothing>(&kind, rest)?;
+            return Ok(LobbyClientMsg::Ping);
+        }
+        "command" => return Ok(LobbyClientMsg::Line(parse::<LineMsg>(&kind, rest)?.line)),
+        "seek" => LobbyCmd::Seek(parse::<SeekRequest>(&kind, rest)?),
+        "unseek" => LobbyCmd::Unseek(parse::<IdOnly>(&kind, rest)?.id),
+        "sought" => LobbyCmd::Sought {
+            all: parse::<AllOnly>(&kind, rest)?.all,
+        },
+        "play" => {
+            let msg = parse::<PlayMsg>(&kind, rest)?;
+            LobbyCmd::Play(match (msg.seek, msg.user) {
+                (Some(n), None) => PlayTarget::Seek(n),
+                (None, Some(user)) => PlayTarget::User(user),
+                _ => {
+                    return Err((
+                        "bad_message",
+                        "`play` takes either \"seek\" or \"user\"".into(),
+                    ))
+                }
+            })
+        }
+        "match" => LobbyCmd::Match(parse::<MatchRequest>(&kind, rest)?),
+        "accept" => LobbyCmd::Accept(which(parse::<WhichMsg>(&kind, rest)?)),
+        "decline" => LobbyCmd::Decline(which(parse::<WhichMsg>(&kind, rest)?)),
+        "withdraw" => LobbyCmd::Withdraw(which(parse::<WhichMsg>(&kind, rest)?)),
+        "pending" => {
+            parse::<Nothing>(&kind, rest)?;
+            LobbyCmd::Pending
+        }
+        "rematch" => {
+            parse::<Nothing>(&kind, rest)?;
+            LobbyCmd::Rematch
+        }
+        "games" => {
+            parse::<Nothing>(&kind, rest)?;
+            LobbyCmd::Games
+        }
+        "history" => LobbyCmd::History(parse::<UserOnly>(&kind, rest)?.user),
+        "finger" => LobbyCmd::Finger(parse::<UserOnly>(&kind, rest)?.user),
+        "set" => {
+            let msg = parse::<SetMsg>(&kind, rest)?;
+            match msg.name {
+                None => LobbyCmd::Set(None),
+                Some(name) => match crate::game::lobby::command::parse_line(&format!(
+                    "set {name} {}",
+                    msg.value
+                )) {
+                    Ok(LobbyCmd::Set(Some((setting, _)))) => {
+                        LobbyCmd::Set(Some((setting, msg.value.trim().to_string())))
+                    }
+                    _ => return Err(("bad_message", format!("no setting named `{name}`"))),
+                },
+            }
+        }
+        "noplay" => {
+            let msg = parse::<NoplayMsg>(&kind, rest)?;
+            LobbyCmd::Noplay(msg.user.map(|u| (u, msg.on)))
+        }
+        other => return Err(("unknown_message", format!("unknown message type `{other}`"))),
+    };
+    Ok(LobbyClientMsg::Command(command))
+}
+
+pub async fn lobby_socket(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let user = lobby_user(&user);
+    upgrade
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| async move {
+            let metrics = state.games.metrics().clone();
+            metrics.connections.fetch_add(1, Ordering::Relaxed);
+            match state.lobby.connect(user.clone()).await {
+                Ok(connection) => {
+                    let id = connection.id;
+                    if let Err(e) = serve_socket(socket, &state, &user, connection).await {
+                        tracing::debug!(cause = %e, "lobby socket closed");
+                    }
+                    state.lobby.disconnect(user.user_id, id).await;
+                }
+                Err(e) => {
+                    let (mut sink, _) = socket.split();
+                    let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
+                    let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
+                }
+            }
+            metrics.connections.fetch_sub(1, Ordering::Relaxed);
+        })
+}
+
+async fn serve_socket(
+    socket: WebSocket,
+    state: &AppState,
+    user: &LobbyUser,
+    mut connection: crate::game::lobby::LobbyConnection,
+) -> Result<(), axum::Error> {
+    let (mut sink, mut stream) = socket.split();
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        tokio::select! {
+            frame = stream.next() => {
+                let Some(frame) = frame else { break };
+                match frame? {
+                    Message::Text(text) => {
+                        let reply = handle_frame(text.as_str(), state, user).await;
+                        sink.send(Message::Text(Utf8Bytes::from(reply))).await?;
+                    }
+                    Message::Binary(_) => {
+                        let error = ErrorMsg::new("bad_message", "send JSON text frames");
+                        sink.send(Message::Text(Utf8Bytes::from(error.to_json()))).await?;
+                    }
+                    Message::Close(_) => break,
+                    Message::Ping(_) | Message::Pong(_) => {}
+                }
+            }
+            event = connection.events.recv() => match event {
+                Some(message) => sink.send(Message::Text(Utf8Bytes::from(&*message))).await?,
+                // The lobby dropped this connection (too far behind, or shutting down).
+                None => break,
+            },
+            _ = shutdown.changed() => {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Handles one frame: always answers, with a `reply` or an `error` message.
+async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String {
+    if text.len() > MAX_CLIENT_MESSAGE {
+        let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
+        return ErrorMsg::new("frame_too_large", &message).to_json();
+    }
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => return ErrorMsg::new("bad_message", &format!("not JSON: {e}")).to_json(),
+    };
+    let reference = value.get("ref").cloned();
+    let result = match parse_lobby_msg(value) {
+        Err((code, message)) => return ErrorMsg::new(code, &message).to_json(),
+        Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
+        Ok(LobbyClientMsg::Command(command)) => state.lobby.command(user.clone(), command).await,
+        Ok(LobbyClientMsg::Line(line)) => state.lobby.command_line(user.clone(), &line).await,
+    };
+    let mut out = Map::new();
+    out.insert("t".into(), Value::String("reply".into()));
+    if let Some(reference) = reference {
+        out.insert("ref".into(), reference);
+    }
+    out.extend(reply_json(&result));
+    Value::Object(out).to_string()
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/ws/lobby", get(lobby_socket))
+        .route("/api/command", post(command))
+        .route("/api/lobby", post(json_command))
+        .route("/api/seeks", get(seeks))
+        .route("/api/games/live", get(live_games))
+        .route("/api/users/{name}", get(finger))
+        .route("/api/users/{name}/ratings/history", get(rating_history))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::lobby::SettingName;
+    use crate::rules::Color;
+
+    fn parse(text: &str) -> Result<LobbyClientMsg, &'static str> {
+        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        parse_lobby_msg(value).map_err(|(code, _)| code)
+    }
+
+    #[test]
+    fn lobby_messages_parse() {
+        assert_eq!(
+            parse(
+                r#"{"t":"seek","time":5,"inc":0,"rated":false,"color":"white","variant":"chazz","manual":true,"min":1000,"max":2000,"ref":7}"#
+            ),
+            Ok(LobbyClientMsg::Command(LobbyCmd::Seek(SeekRequest {
+                time: Some(5),
+                inc: Some(0),
+                rated: Some(false),
+                color: Some(Color::White),
+                variant: Some(Variant::Chazz),
+                manual: true,
+                formula: false,
+                min: Some(1000),
+                max: Some(2000),
+            })))
+        );
+        assert_eq!(
+            parse(r#"{"t":"play","seek":3}"#),
+            Ok(LobbyClientMsg::Command(LobbyCmd::Play(PlayTarget::Seek(3))))
+        );
+        assert_eq!(
+            parse(r#"{"t":"decline","all":true}"#),
+            Ok(LobbyClientMsg::Command(LobbyCmd::Decline(Some(Which::All))))
+        );
+        assert_eq!(
+            parse(r#"{"t":"set","name":"f2","value":"rating > 3"}"#),
+            Ok(LobbyClientMsg::Command(LobbyCmd::Set(Some((
+                SettingName::Formula(2),
+                "rating > 3".into()
+            )))))
+        );
+        assert_eq!(
+            parse(r#"{"t":"command","line":"sought all"}"#),
+            Ok(LobbyClientMsg::Line("sought all".into()))
+        );
+        assert_eq!(parse(r#"{"t":"ping"}"#), Ok(LobbyClientMsg::Ping));
+    }
+
+    #[test]
+    fn bad_lobby_messages_are_named() {
+        assert_eq!(parse("[]"), Err("bad_message"));
+        assert_eq!(parse(r#"{"x":1}"#), Err("bad_message"));
+        assert_eq!(parse(r#"{"t":"fly"}"#), Err("unknown_message"));
+        assert_eq!(
+            parse(r#"{"t":"seek","colour":"white"}"#),
+            Err("bad_message")
+        );
+        assert_eq!(parse(r#"{"t":"seek","time":-1}"#), Err("bad_message"));
+        assert_eq!(parse(r#"{"t":"play"}"#), Err("bad_message"));
+        assert_eq!(
+            parse(r#"{"t":"set","name":"nonsense"}"#),
+            Err("bad_message")
+        );
+    }
+}

@@ -1,0 +1,1016 @@
+//! The lobby against a real server and database: seeks, matching (auto and manual), `play`,
+//! challenges, formulas, noplay, presence, seek numbers, colour alternation, ratings after
+//! rated games, the JSON forms, and the races (two `play`s of one seek, three seeks of one
+//! user paired at once, an accept against a pairing). Every player has a real lobby
+//! WebSocket; commands go through `POST /api/command` unless a test is about the JSON forms.
+
+use crate::server::{fast_settings, TestServer, WAIT};
+use oddboard::client::{expect_ok, Client, LobbySocket};
+use oddboard::game::lobby::LobbySettings;
+use oddboard::game::rating::{rate_game, Glicko};
+use oddboard::rules::Color;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Short timings, with room for a loaded CI machine: seeks outlive a closed connection by
+/// 1 s, numbers rest 2 s.
+fn lobby_settings() -> LobbySettings {
+    LobbySettings {
+        presence_grace: Duration::from_secs(1),
+        seek_number_reuse: Duration::from_secs(2),
+    }
+}
+
+async fn server() -> TestServer {
+    TestServer::start_with_lobby(fast_settings(), lobby_settings()).await
+}
+
+/// A signed-in player with an open lobby socket.
+struct LobbyPlayer {
+    name: String,
+    client: Client,
+    socket: LobbySocket,
+}
+
+impl LobbyPlayer {
+    async fn connect(client: Client, name: String) -> LobbyPlayer {
+        let mut socket = client
+            .connect_lobby()
+            .await
+            .unwrap_or_else(|e| panic!("lobby connect: {e}"));
+        let first = socket
+            .next(WAIT)
+            .await
+            .unwrap_or_else(|e| panic!("lobby snapshot: {e}"));
+        assert_eq!(first["t"], "lobby", "{first}");
+        assert_eq!(first["you"]["name"], name.as_str());
+        LobbyPlayer {
+            name,
+            client,
+            socket,
+        }
+    }
+
+    async fn guest(server: &TestServer) -> LobbyPlayer {
+        let player = server.guest().await;
+        LobbyPlayer::connect(player.client, player.name).await
+    }
+
+    async fn registered(server: &TestServer, name: &str) -> LobbyPlayer {
+        let mut client = server.client();
+        let response = client
+            .post(
+                "/api/auth/register",
+                &json!({ "username": name, "password": "correct horse battery" }),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        expect_ok(&response).unwrap_or_else(|e| panic!("register: {e}"));
+        LobbyPlayer::connect(client, name.to_string()).await
+    }
+
+    /// Runs a text command and returns the whole answer.
+    async fn cmd(&mut self, line: &str) -> Value {
+        self.client
+            .command(line)
+            .await
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    /// Runs a command that must succeed; returns its data.
+    async fn ok(&mut self, line: &str) -> Value {
+        let answer = self.cmd(line).await;
+        assert_eq!(answer["ok"], true, "{} `{line}`: {answer}", self.name);
+        answer["data"].clone()
+    }
+
+    /// Runs a command that must fail with `code`; returns the reply text.
+    async fn fails(&mut self, line: &str, code: &str) -> String {
+        let answer = self.cmd(line).await;
+        assert_eq!(answer["ok"], false, "{} `{line}`: {answer}", self.name);
+        assert_eq!(answer["code"], code, "{} `{line}`: {answer}", self.name);
+        answer["reply"].as_str().unwrap_or_default().to_string()
+    }
+
+    /// Posts a seek that must not pair; returns its number.
+    async fn seek(&mut self, args: &str) -> u64 {
+        let data = self.ok(&format!("seek {args}")).await;
+        assert_eq!(data["kind"], "seek_posted", "{data}");
+        data["seek"]["id"].as_u64().unwrap_or_default()
+    }
+
+    /// Reads lobby events until one with type `t` satisfies `accept`.
+    async fn event(&mut self, t: &str, mut accept: impl FnMut(&Value) -> bool) -> Value {
+        let t = t.to_string();
+        self.socket
+            .wait_for(WAIT, |m| m["t"] == t.as_str() && accept(m))
+            .await
+            .unwrap_or_else(|e| panic!("waiting for {t}: {e}"))
+    }
+
+    /// Asserts no event with type `t` arrives within a short while.
+    async fn no_event(&mut self, t: &str, mut accept: impl FnMut(&Value) -> bool) {
+        let t = t.to_string();
+        let got = self
+            .socket
+            .wait_for(Duration::from_millis(300), |m| {
+                m["t"] == t.as_str() && accept(m)
+            })
+            .await;
+        assert!(got.is_err(), "unexpected {t}: {got:?}");
+    }
+
+    async fn sought(&mut self, all: bool) -> Vec<Value> {
+        let data = self.ok(if all { "sought all" } else { "sought" }).await;
+        data["seeks"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Resigns a game over the game socket and waits for its end.
+    async fn resign(&self, game_id: &str) {
+        let mut socket = self
+            .client
+            .connect_game(game_id, None)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        socket
+            .send(&json!({ "t": "resign" }))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        socket
+            .wait_for(WAIT, |m| m["kind"] == "ended")
+            .await
+            .unwrap_or_else(|e| panic!("waiting for the end: {e}"));
+        socket.close().await;
+    }
+}
+
+fn game_of(data: &Value) -> Value {
+    assert_eq!(data["kind"], "game_started", "{data}");
+    data["game"].clone()
+}
+
+fn ids(seeks: &[Value]) -> Vec<u64> {
+    seeks.iter().filter_map(|s| s["id"].as_u64()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeks_take_fics_defaults_and_limits() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    // Defaults: time and inc from the settings (5 0 until set), unrated for a guest, auto,
+    // no colour, no formula, 0-9999.
+    let data = alice.ok("seek").await;
+    let seek = &data["seek"];
+    assert_eq!(
+        (
+            seek["time"].clone(),
+            seek["inc"].clone(),
+            seek["rated"].clone()
+        ),
+        (json!(5), json!(0), json!(false))
+    );
+    assert_eq!(seek["variant"], "suicide");
+    assert_eq!(
+        (seek["min"].clone(), seek["max"].clone()),
+        (json!(0), json!(9999))
+    );
+    assert_eq!(seek["manual"], false);
+    assert_eq!(seek["color"], Value::Null);
+    assert_eq!(seek["rating"], Value::Null, "guests have no rating");
+    alice.ok("set time 3").await;
+    alice.ok("set inc 2").await;
+    alice.ok("set variant chazz").await;
+    let data = alice.ok("seek").await;
+    assert_eq!(
+        (
+            data["seek"]["time"].clone(),
+            data["seek"]["inc"].clone(),
+            data["seek"]["variant"].clone()
+        ),
+        (json!(3), json!(2), json!("chazz"))
+    );
+    // `seek 2` keeps the default increment, as FICS's does.
+    let data = alice.ok("seek 2").await;
+    assert_eq!(
+        (data["seek"]["time"].clone(), data["seek"]["inc"].clone()),
+        (json!(2), json!(2))
+    );
+    // Three at most; an identical one is refused first.
+    alice.fails("seek 2", "duplicate_seek").await;
+    alice.fails("seek 1 0", "too_many_seeks").await;
+    alice.fails("seek 1 0 rated", "guests_play_unrated").await;
+    alice.fails("seek 1 0 1800-1200", "invalid_value").await;
+    alice.fails("seek 500 0", "invalid_value").await;
+    alice.fails("seek 1 0 sideways", "bad_command").await;
+    let all = alice.sought(true).await;
+    assert_eq!(ids(&all), vec![1, 2, 3]);
+    assert!(
+        alice.sought(false).await.is_empty(),
+        "your own seeks are not for you"
+    );
+    let data = alice.ok("unseek 2").await;
+    assert_eq!(data["ids"], json!([2]));
+    alice.fails("unseek 2", "no_such_seek").await;
+    let data = alice.ok("unseek").await;
+    assert_eq!(data["ids"], json!([1, 3]));
+    assert!(alice.sought(true).await.is_empty());
+    // Registered players seek rated by default.
+    let mut reg = LobbyPlayer::registered(&server, "Rita").await;
+    let data = reg.ok("seek 5 0").await;
+    assert_eq!(data["seek"]["rated"], true);
+    assert_eq!(data["seek"]["rating"], 1500);
+    assert_eq!(data["seek"]["provisional"], true);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_seek_pairs_at_once_with_the_oldest_match() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    // Alice and Bob both want White, so they cannot pair with each other.
+    let a = alice.seek("5 0 white").await;
+    let b = bob.seek("5 0 white").await;
+    assert_ne!(a, b);
+    // Carol's black seek matches both; the oldest (Alice's) wins and Carol's is never posted.
+    let data = carol.ok("seek 5 0 black").await;
+    let game = game_of(&data);
+    assert_eq!(game["white"], alice.name.as_str());
+    assert_eq!(game["black"], carol.name.as_str());
+    let answer = carol.cmd("sought all").await;
+    assert_eq!(
+        ids(answer["data"]["seeks"]
+            .as_array()
+            .map_or(&[][..], |v| v.as_slice())),
+        vec![b]
+    );
+    let started = alice.event("game_started", |_| true).await;
+    assert_eq!(started["game"]["game_id"], game["game_id"]);
+    carol.event("game_started", |_| true).await;
+    bob.event("seek_removed", |m| m["id"] == a).await;
+    // The game exists and is live.
+    let game_id = game["game_id"].as_str().unwrap_or_default().to_string();
+    let record = alice
+        .client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "active");
+    assert_eq!(record["rated"], false);
+    assert_eq!(record["clock"]["initial_ms"], 300_000);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeks_pair_only_on_the_same_terms_and_compatible_colours() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    alice.seek("5 0").await;
+    // Different time, increment, variant, a named colour against an open one: all posted.
+    bob.seek("5 1").await;
+    bob.seek("4 0").await;
+    bob.seek("5 0 chazz").await;
+    bob.ok("unseek").await;
+    bob.seek("5 0 white").await;
+    bob.seek("5 0 black").await;
+    alice.ok("unseek").await;
+    bob.ok("unseek").await;
+    // Same colour both: no pair.
+    alice.seek("5 0 black").await;
+    bob.seek("5 0 black").await;
+    // Opposite colours: pair, each with the colour they asked for.
+    let game = game_of(&bob.ok("seek 5 0 white").await);
+    assert_eq!(game["white"], bob.name.as_str());
+    assert_eq!(game["black"], alice.name.as_str());
+    // Rated against unrated never meets (a registered player's seek).
+    let mut rita = LobbyPlayer::registered(&server, "Rita").await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    rita.seek("2 0 rated").await;
+    carol.seek("2 0").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rating_ranges_apply_both_ways_and_to_play() {
+    let server = server().await;
+    let mut rita = LobbyPlayer::registered(&server, "Rita").await;
+    let mut sam = LobbyPlayer::registered(&server, "Sam").await;
+    let mut gus = LobbyPlayer::guest(&server).await;
+    // Everyone registered starts at 1500; guests count as 0.
+    let high = rita.seek("5 0 unrated 1600-9999").await;
+    sam.seek("5 0 unrated").await;
+    sam.fails(&format!("play {high}"), "rating_out_of_range")
+        .await;
+    sam.ok("unseek").await;
+    // The new seek's range is checked against the old seek's owner too.
+    rita.ok("unseek").await;
+    rita.seek("3 0 unrated").await;
+    sam.seek("3 0 unrated 0-1400").await;
+    sam.ok("unseek").await;
+    // Guests are 0: a 1000-2000 seek is not for them, and they do not see it.
+    let mid = rita.seek("1 0 unrated 1000-2000").await;
+    assert!(!ids(&gus.sought(false).await).contains(&mid));
+    gus.fails(&format!("play {mid}"), "rating_out_of_range")
+        .await;
+    let game = game_of(&sam.ok(&format!("play {mid}")).await);
+    assert_eq!(game["rated"], false);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn formulas_screen_both_ways_but_play_skips_the_responders_own() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    // A malformed formula is refused with the position of the error.
+    let reply = alice.fails("set formula inc > ", "bad_formula").await;
+    assert!(reply.contains("position 6"), "{reply}");
+    let reply = alice.fails("set f2 f3 + 1", "bad_formula").await;
+    assert!(reply.contains("f2 may only refer to f1"), "{reply}");
+    alice.ok("set f1 inc > 0").await;
+    let data = alice.ok("set formula f1 && !chazz").await;
+    assert_eq!(data["formula"], "f1 && !chazz");
+    // Alice's formula refuses 5 0: Bob's seek and hers stay posted, and she does not see his.
+    let bobs = bob.seek("5 0").await;
+    alice.seek("5 0").await;
+    assert!(!ids(&alice.sought(false).await).contains(&bobs));
+    assert!(ids(&alice.sought(true).await).contains(&bobs));
+    // Bob's formula refuses Alice on 5 2 (only inc 0 for him): no pair either way.
+    bob.ok("set formula inc = 0").await;
+    alice.seek("5 2").await;
+    bob.seek("5 2").await;
+    // Both formulas accept 7 3: they pair.
+    bob.ok("set formula inc = 0 || time = 7").await;
+    alice.ok("unseek").await;
+    bob.ok("unseek").await;
+    alice.seek("7 3").await;
+    let game = game_of(&bob.ok("seek 7 3").await);
+    assert!(game["white"] == alice.name.as_str() || game["black"] == alice.name.as_str());
+    // `f` seeks screen responders with the seeker's formula; the responder's is not checked.
+    carol.ok("set formula 0").await;
+    let mut dave = LobbyPlayer::guest(&server).await;
+    dave.ok("set formula time = 2").await;
+    let f_seek = dave.seek("3 0 f").await;
+    carol
+        .fails(&format!("play {f_seek}"), "formula_rejected")
+        .await;
+    let plain = dave.seek("2 0 f").await;
+    let game = game_of(&carol.ok(&format!("play {plain}")).await);
+    assert!(game["white"] == carol.name.as_str() || game["black"] == carol.name.as_str());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn manual_seeks_turn_answers_into_challenges() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    let n = alice.seek("5 0 white m").await;
+    // `play` on a manual seek sends the seeker a challenge with the colour reversed.
+    let data = bob.ok(&format!("play {n}")).await;
+    assert_eq!(data["kind"], "challenge_sent");
+    assert_eq!(data["challenge"]["color"], "black");
+    assert_eq!(data["challenge"]["seek"], n);
+    let challenge = alice.event("challenge", |_| true).await;
+    assert_eq!(challenge["challenge"]["from"], bob.name.as_str());
+    // A new seek that matches a manual one also issues a challenge, and is posted.
+    let data = carol.ok("seek 5 0 black").await;
+    assert_eq!(data["kind"], "seek_posted");
+    assert_eq!(data["challenges"][0]["to"], alice.name.as_str());
+    alice.fails("accept", "ambiguous").await;
+    let game = game_of(&alice.ok(&format!("accept {}", bob.name)).await);
+    assert_eq!(game["white"], alice.name.as_str());
+    assert_eq!(game["black"], bob.name.as_str());
+    bob.event("game_started", |_| true).await;
+    // Carol's challenge went with Alice's game; her seek stays.
+    carol
+        .event("challenge_removed", |m| m["reason"] == "game_started")
+        .await;
+    assert_eq!(carol.sought(true).await.len(), 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn challenges_accept_decline_withdraw_intercept_and_formula() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let bob_name = bob.name.clone();
+    let alice_name = alice.name.clone();
+    alice.fails("match Nobody123", "unknown_user").await;
+    alice
+        .fails(&format!("match {alice_name}"), "self_challenge")
+        .await;
+    alice
+        .fails(&format!("match {bob_name} rated"), "guests_play_unrated")
+        .await;
+    bob.fails("accept", "no_challenge").await;
+    // Decline.
+    let data = alice.ok(&format!("match {bob_name} 3 0")).await;
+    let id = data["challenge"]["id"].clone();
+    bob.event("challenge", |m| m["challenge"]["id"] == id).await;
+    let pending = bob.ok("pending").await;
+    assert_eq!(pending["incoming"][0]["id"], id);
+    bob.ok("decline").await;
+    alice
+        .event("challenge_removed", |m| {
+            m["id"] == id && m["reason"] == "declined"
+        })
+        .await;
+    // Withdraw.
+    let data = alice.ok(&format!("match {bob_name} 3 0")).await;
+    let id = data["challenge"]["id"].clone();
+    alice.ok("withdraw").await;
+    bob.event("challenge_removed", |m| {
+        m["id"] == id && m["reason"] == "withdrawn"
+    })
+    .await;
+    // Two equivalent challenges meet: the game starts at once.
+    alice.ok(&format!("match {bob_name} 2 1 white duel")).await;
+    let game = game_of(&bob.ok(&format!("match {alice_name} 2 1 black duel")).await);
+    assert_eq!(game["white"], alice_name.as_str());
+    assert_eq!(game["variant"], "duel");
+    alice
+        .event("challenge_removed", |m| m["reason"] == "accepted")
+        .await;
+    alice.event("game_started", |_| true).await;
+    // A challenge the receiver's formula refuses is declined at once, with the reason.
+    bob.ok("set formula time > 10").await;
+    let reply = alice
+        .fails(&format!("match {bob_name} 3 0"), "formula_rejected")
+        .await;
+    assert!(reply.contains("formula"), "{reply}");
+    let notice = bob.event("notice", |_| true).await;
+    assert!(
+        notice["text"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Ignoring (formula)"),
+        "{notice}"
+    );
+    // Accepting through the formula works.
+    alice.ok(&format!("match {bob_name} 15 0")).await;
+    let game = game_of(&bob.ok("accept").await);
+    assert_eq!(game["time"], 15);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn noplay_blocks_seeks_plays_and_matches() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let bob_name = bob.name.clone();
+    let alice_name = alice.name.clone();
+    let data = alice.ok(&format!("+noplay {bob_name}")).await;
+    assert_eq!(data["users"], json!([bob_name.clone()]));
+    // Bob's list is refreshed too.
+    bob.event("lobby", |_| true).await;
+    let n = alice.seek("5 0").await;
+    bob.seek("5 0").await;
+    bob.fails(&format!("play {n}"), "noplay").await;
+    let reply = bob.fails(&format!("match {alice_name}"), "noplay").await;
+    assert!(reply.contains("noplay list"), "{reply}");
+    assert!(!ids(&bob.sought(false).await).contains(&n));
+    alice.ok(&format!("-noplay {bob_name}")).await;
+    let game = game_of(&bob.ok(&format!("play {n}")).await);
+    assert!(game["game_id"].is_string());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_list_follows_each_viewers_formula() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut viewer = LobbyPlayer::guest(&server).await;
+    viewer.ok("set formula inc > 0").await;
+    // The formula change re-sends the viewer a snapshot.
+    viewer.event("lobby", |_| true).await;
+    let hidden = alice.seek("5 0").await;
+    let shown = alice.seek("5 2").await;
+    let added = viewer.event("seek_added", |_| true).await;
+    assert_eq!(added["seek"]["id"], shown, "the 5 0 seek is filtered out");
+    let text = added["text"].as_str().unwrap_or_default();
+    assert!(
+        text.ends_with(&format!(
+            "(++++) seeking 5 2 unrated suicide (\"play {shown}\" to respond)"
+        )),
+        "{text}"
+    );
+    assert_eq!(added["seek"]["user"], alice.name.as_str());
+    // The seeker sees their own.
+    alice
+        .event("seek_added", |m| m["seek"]["id"] == hidden)
+        .await;
+    alice.ok(&format!("unseek {shown}")).await;
+    viewer.event("seek_removed", |m| m["id"] == shown).await;
+    // A new connection's snapshot is filtered the same way.
+    let mut second = viewer
+        .client
+        .connect_lobby()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let snapshot = second
+        .wait_for(WAIT, |m| m["t"] == "lobby")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(snapshot["seeks"], json!([]));
+    // GET /api/seeks answers for the viewer, `all=true` for everyone.
+    let seeks = viewer
+        .client
+        .get("/api/seeks")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(seeks["seeks"], json!([]));
+    let all = viewer
+        .client
+        .get("/api/seeks?all=true")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(all["seeks"][0]["id"], hidden);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeks_go_with_a_game_start_and_a_closed_connection_and_numbers_rest() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut watcher = LobbyPlayer::guest(&server).await;
+    let first = alice.seek("1 0").await;
+    let second = alice.seek("2 0").await;
+    let third = alice.seek("3 0").await;
+    assert_eq!((first, second, third), (1, 2, 3));
+    // A game started by any means (here a `match`) takes down all her seeks.
+    alice.ok(&format!("match {} 9 9", bob.name)).await;
+    bob.ok("accept").await;
+    for id in [first, second, third] {
+        watcher.event("seek_removed", |m| m["id"] == id).await;
+    }
+    // Numbers rest before they come back.
+    assert_eq!(watcher.seek("4 0").await, 4);
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        watcher.seek("5 0").await,
+        1,
+        "rested numbers are reused, lowest first"
+    );
+    // Bob has read past the removals of Alice's seeks once he sees the new seek 1.
+    bob.event("seek_added", |m| {
+        m["seek"]["id"] == 1 && m["seek"]["time"] == 5
+    })
+    .await;
+    // Closing the last connection takes the seeks down after the grace, not at once.
+    let LobbyPlayer {
+        name: watcher_name,
+        client: watcher_client,
+        socket,
+    } = watcher;
+    socket.close().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(bob.sought(true).await.len(), 2, "still within the grace");
+    let mut removed = vec![
+        bob.event("seek_removed", |m| m["id"] == 4 || m["id"] == 1)
+            .await["id"]
+            .clone(),
+        bob.event("seek_removed", |m| m["id"] == 4 || m["id"] == 1)
+            .await["id"]
+            .clone(),
+    ];
+    removed.sort_by_key(|id| id.as_u64());
+    assert_eq!(removed, vec![json!(1), json!(4)]);
+    assert!(bob.sought(true).await.is_empty());
+    // Someone who is not connected cannot be challenged.
+    let _ = watcher_client;
+    bob.fails(&format!("match {watcher_name}"), "user_not_online")
+        .await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colours_alternate_by_history_when_nobody_asks() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    alice.seek("1 0 white").await;
+    let game = game_of(&bob.ok("seek 1 0 black").await);
+    assert_eq!(game["white"], alice.name.as_str());
+    alice
+        .resign(game["game_id"].as_str().unwrap_or_default())
+        .await;
+    // Alice had White, Bob Black: now Alice gets Black, whoever seeks first.
+    for round in 0..2 {
+        alice.seek("1 0").await;
+        let game = game_of(&bob.ok("seek 1 0").await);
+        let expected_white = if round == 0 { &bob.name } else { &alice.name };
+        assert_eq!(game["white"], expected_white.as_str(), "round {round}");
+        bob.resign(game["game_id"].as_str().unwrap_or_default())
+            .await;
+    }
+    server.stop().await;
+}
+
+/// The rating of `name` in suicide, from finger.
+async fn suicide_rating(player: &mut LobbyPlayer, name: &str) -> Value {
+    let finger = player
+        .client
+        .get(&format!("/api/users/{name}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    finger["ratings"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["variant"] == "suicide").cloned())
+        .unwrap_or(Value::Null)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_games_move_ratings_and_aborted_ones_do_not() {
+    let server = server().await;
+    let mut rita = LobbyPlayer::registered(&server, "Rita").await;
+    let mut sam = LobbyPlayer::registered(&server, "Sam").await;
+    rita.seek("5 0 rated white").await;
+    let game = game_of(&sam.ok("seek 5 0 rated black").await);
+    assert_eq!(game["rated"], true);
+    let game_id = game["game_id"].as_str().unwrap_or_default().to_string();
+    sam.resign(&game_id).await;
+    // Rita (White) won: both ratings as Glicko-2 computes them from 1500/350/0.06.
+    let (white, black) = rate_game(Glicko::default(), Glicko::default(), Some(Color::White));
+    let r = suicide_rating(&mut rita, "Rita").await;
+    let s = suicide_rating(&mut rita, "Sam").await;
+    assert_eq!(r["rating"], white.rating.round() as i64);
+    assert_eq!(s["rating"], black.rating.round() as i64);
+    assert!((r["deviation"].as_f64().unwrap_or_default() - white.deviation).abs() < 1e-6);
+    assert_eq!(
+        (r["games"].clone(), r["wins"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(
+        (s["games"].clone(), s["losses"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(r["provisional"], true);
+    let history = rita
+        .client
+        .get("/api/users/rita/ratings/history?variant=suicide")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(history["user"], "Rita");
+    assert_eq!(history["history"][0]["game_id"], game_id.as_str());
+    // finger as a command, and the new rating in the seek list.
+    let text = rita.cmd("finger Sam").await["reply"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("suicide"), "{text}");
+    let data = rita.ok("seek 5 0 rated").await;
+    assert_eq!(data["seek"]["rating"], white.rating.round() as i64);
+    rita.ok("unseek").await;
+    // The rematch of a rated game is rated, and ratings move again.
+    let mut socket = rita
+        .client
+        .connect_game(&game_id, None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    socket
+        .send(&json!({ "t": "rematch_offer" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut sam_socket = sam
+        .client
+        .connect_game(&game_id, None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    sam_socket
+        .wait_for(WAIT, |m| {
+            m["kind"] == "rematch_offered" || m["game"]["rematch_offer"] == "white"
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    sam_socket
+        .send(&json!({ "t": "rematch_accept" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rematch = socket
+        .wait_for(WAIT, |m| m["kind"] == "rematch")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rematch_id = rematch["game_id"].as_str().unwrap_or_default().to_string();
+    let started = sam
+        .event("game_started", |m| {
+            m["game"]["game_id"] == rematch_id.as_str()
+        })
+        .await;
+    assert_eq!(started["game"]["rated"], true);
+    assert_eq!(started["game"]["white"], "Sam", "colours swap in a rematch");
+    // Aborted: not rated.
+    let mut rematch_socket = sam
+        .client
+        .connect_game(&rematch_id, None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    rematch_socket
+        .send(&json!({ "t": "abort" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    rematch_socket
+        .wait_for(WAIT, |m| m["kind"] == "ended")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let after = suicide_rating(&mut rita, "Rita").await;
+    assert_eq!(after["games"], 1, "an aborted game is not rated");
+    // `rematch` as a lobby command challenges the last opponent with colours swapped.
+    let data = rita.ok("rematch").await;
+    assert_eq!(data["challenge"]["to"], "Sam");
+    assert_eq!(data["challenge"]["rated"], true);
+    // Guests are never rated.
+    let mut gus = LobbyPlayer::guest(&server).await;
+    gus.fails("match Rita rated", "guests_play_unrated").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_history_finger_and_help() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    alice.seek("2 0").await;
+    let game = game_of(&bob.ok("seek 2 0").await);
+    let game_id = game["game_id"].as_str().unwrap_or_default().to_string();
+    let games = alice.ok("games").await;
+    assert_eq!(games["games"][0]["game_id"], game_id.as_str());
+    let live = alice
+        .client
+        .get("/api/games/live")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(live["games"][0]["game_id"], game_id.as_str());
+    bob.resign(&game_id).await;
+    let history = alice.cmd("history").await;
+    assert_eq!(history["data"]["games"][0]["game_id"], game_id.as_str());
+    let text = history["reply"].as_str().unwrap_or_default();
+    assert!(text.contains("History for"), "{text}");
+    assert!(text.contains("resignation"), "{text}");
+    let finger = alice.ok(&format!("finger {}", bob.name)).await;
+    assert_eq!(finger["finger"]["registered"], false);
+    alice.fails("finger Nobody123", "unknown_user").await;
+    let help = alice.cmd("help").await;
+    assert!(help["reply"].as_str().unwrap_or_default().contains("seek"));
+    alice.fails("fly", "bad_command").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_json_forms_over_the_socket_and_http() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    alice
+        .socket
+        .send(&json!({ "t": "seek", "time": 3, "inc": 1, "manual": true, "ref": "a1" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reply = alice.event("reply", |_| true).await;
+    assert_eq!(reply["ref"], "a1");
+    assert_eq!(reply["ok"], true);
+    assert_eq!(reply["data"]["kind"], "seek_posted");
+    let id = reply["data"]["seek"]["id"].clone();
+    assert!(reply["reply"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("posted with index"));
+    // A text command over the socket.
+    alice
+        .socket
+        .send(&json!({ "t": "command", "line": "sought all" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reply = alice.event("reply", |_| true).await;
+    assert!(reply["reply"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("1 ads displayed."));
+    // Errors: a refused command is a reply with ok false; a bad message is an error.
+    alice
+        .socket
+        .send(&json!({ "t": "play", "seek": id, "ref": 2 }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reply = alice.event("reply", |_| true).await;
+    assert_eq!(
+        (reply["ok"].clone(), reply["code"].clone()),
+        (json!(false), json!("own_seek"))
+    );
+    alice
+        .socket
+        .send_text("{\"t\":\"fly\"}".into())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = alice.event("error", |_| true).await;
+    assert_eq!(error["code"], "unknown_message");
+    // POST /api/lobby takes the same JSON.
+    let response = bob
+        .client
+        .post("/api/lobby", &json!({ "t": "play", "seek": id }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answer = response.json();
+    assert_eq!(answer["ok"], true, "{answer}");
+    assert_eq!(answer["data"]["kind"], "challenge_sent");
+    let response = bob
+        .client
+        .post("/api/lobby", &json!({ "t": "seek", "colour": "red" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 422);
+    // Not signed in: 401.
+    let mut anonymous = server.client();
+    let response = anonymous
+        .post("/api/command", &json!({ "line": "seek" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 401);
+    assert!(anonymous.connect_lobby().await.is_err());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_plays_of_one_seek_make_exactly_one_game() {
+    let server = server().await;
+    for _ in 0..3 {
+        let mut alice = LobbyPlayer::guest(&server).await;
+        let bob = LobbyPlayer::guest(&server).await;
+        let carol = LobbyPlayer::guest(&server).await;
+        let n = alice.seek("5 0").await;
+        let line = format!("play {n}");
+        let (mut b, mut c) = (bob.client.clone(), carol.client.clone());
+        let (x, y) = tokio::join!(b.command(&line), c.command(&line));
+        let answers = [
+            x.unwrap_or_else(|e| panic!("{e}")),
+            y.unwrap_or_else(|e| panic!("{e}")),
+        ];
+        let games = answers.iter().filter(|a| a["ok"] == true).count();
+        assert_eq!(games, 1, "{answers:?}");
+        let loser = answers
+            .iter()
+            .find(|a| a["ok"] == false)
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(loser["code"], "no_such_seek");
+        alice.event("game_started", |_| true).await;
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_seeks_of_one_user_matched_at_once_make_one_game_for_them() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    for args in ["1 0", "2 0", "3 0"] {
+        alice.seek(args).await;
+    }
+    let mut others = Vec::new();
+    for _ in 0..3 {
+        others.push(LobbyPlayer::guest(&server).await);
+    }
+    let mut clients: Vec<Client> = others.iter().map(|p| p.client.clone()).collect();
+    let (mut x, mut y, mut z) = (clients.remove(0), clients.remove(0), clients.remove(0));
+    let (a, b, c) = tokio::join!(
+        x.command("seek 1 0"),
+        y.command("seek 2 0"),
+        z.command("seek 3 0")
+    );
+    let answers: Vec<Value> = [a, b, c]
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let games: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["data"]["kind"] == "game_started")
+        .collect();
+    assert_eq!(games.len(), 1, "{answers:?}");
+    let posted = answers
+        .iter()
+        .filter(|a| a["data"]["kind"] == "seek_posted")
+        .count();
+    assert_eq!(posted, 2, "the others' seeks are posted: {answers:?}");
+    alice.event("game_started", |_| true).await;
+    alice
+        .socket
+        .send(&json!({ "t": "sought", "all": true }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reply = alice.event("reply", |_| true).await;
+    let seeks = reply["data"]["seeks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        seeks.iter().all(|s| s["user"] != alice.name.as_str()),
+        "none of Alice's seeks is left: {seeks:?}"
+    );
+    assert_eq!(seeks.len(), 2);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_accepted_while_its_senders_seek_pairs_makes_one_game() {
+    let server = server().await;
+    for round in 0..3 {
+        let mut alice = LobbyPlayer::guest(&server).await;
+        let mut bob = LobbyPlayer::guest(&server).await;
+        let dave = LobbyPlayer::guest(&server).await;
+        // A time of its own each round, so a seek left from an earlier round cannot pair.
+        let seek = format!("seek {} 0", 5 + round);
+        alice.ok(&seek).await;
+        alice.ok(&format!("match {} 3 0", bob.name)).await;
+        bob.event("challenge", |_| true).await;
+        let (mut b, mut d) = (bob.client.clone(), dave.client.clone());
+        let (x, y) = tokio::join!(b.command("accept"), d.command(&seek));
+        let (accept, seek) = (
+            x.unwrap_or_else(|e| panic!("{e}")),
+            y.unwrap_or_else(|e| panic!("{e}")),
+        );
+        let games = [&accept, &seek]
+            .iter()
+            .filter(|a| a["data"]["kind"] == "game_started")
+            .count();
+        assert_eq!(games, 1, "accept: {accept}, seek: {seek}");
+        if accept["ok"] == false {
+            assert_eq!(accept["code"], "no_challenge");
+        } else {
+            assert_eq!(seek["data"]["kind"], "seek_posted");
+        }
+        alice.event("game_started", |_| true).await;
+        alice.no_event("game_started", |_| true).await;
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_by_name_numbered_offers_and_hostile_formulas_by_command() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    let (alice_name, bob_name) = (alice.name.clone(), bob.name.clone());
+    // Offers by number; decline all; withdraw all.
+    let first = bob.ok(&format!("match {alice_name} 3 0")).await["challenge"]["id"].clone();
+    let second = carol.ok(&format!("match {alice_name} 4 0")).await["challenge"]["id"].clone();
+    alice.fails("decline", "ambiguous").await;
+    alice.fails("accept 999", "no_challenge").await;
+    let data = alice.ok("decline all").await;
+    assert_eq!(data["ids"], json!([first, second]));
+    bob.ok(&format!("match {alice_name} 3 0")).await;
+    let data = bob.ok("withdraw all").await;
+    assert_eq!(data["ids"].as_array().map(Vec::len), Some(1));
+    let id = carol.ok(&format!("match {alice_name} 4 0")).await["challenge"]["id"].clone();
+    let game = game_of(&alice.ok(&format!("accept {id}")).await);
+    assert_eq!(game["time"], 4);
+    // `play <user>` answers that user's oldest seek.
+    bob.seek("2 0 unrated").await;
+    bob.seek("1 0 unrated").await;
+    let game = game_of(&carol.ok(&format!("play {bob_name}")).await);
+    assert_eq!(game["time"], 2);
+    carol.fails("play Nobody123", "unknown_user").await;
+    carol
+        .fails(&format!("play {bob_name}"), "no_such_seek")
+        .await;
+    // Hostile formulas are refused without harm and the old formula stays.
+    alice.ok("set formula rating >= 0").await;
+    let deep = format!("set formula {}1{}", "(".repeat(40), ")".repeat(40));
+    let reply = alice.fails(&deep, "bad_formula").await;
+    assert!(reply.contains("nested"), "{reply}");
+    let huge = format!("set formula {}1{}", "(".repeat(5000), ")".repeat(5000));
+    let response = alice
+        .client
+        .post("/api/command", &json!({ "line": huge }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 422, "lines over 4 KiB are refused");
+    let long = format!("set formula {}", "1+".repeat(2000) + "1");
+    assert!(long.len() < 4096);
+    alice.fails(&long, "bad_formula").await;
+    alice
+        .fails("set formula 99999999999999999999999", "bad_formula")
+        .await;
+    alice.fails("set f1 f1", "bad_formula").await;
+    let data = alice.ok("set").await;
+    assert_eq!(data["formula"], "rating >= 0");
+    // Division by zero and overflow evaluate (FICS: /0 divides by 0.001) instead of failing.
+    alice
+        .ok("set formula 1 / 0 > 999 && 9223372036854775807 + 1 > 0")
+        .await;
+    let n = bob.seek("9 0 unrated").await;
+    assert!(ids(&alice.sought(false).await).contains(&n));
+    server.stop().await;
+}
