@@ -21,18 +21,19 @@ function myResult(g) {
 
 async function loadRatings() {
   // Results per variant from the history; ratings come from the ratings API when it exists.
-  let ratings = {};
+  // Glicko-2 ratings per variant from the player's finger (`GET /api/users/{name}`).
+  const ratings = {};
   try {
-    const r = await api(`/api/users/${encodeURIComponent(name)}/ratings`);
-    ratings = r.ratings || {};
-  } catch (_) { /* no ratings API on this server */ }
+    const r = await api(`/api/users/${encodeURIComponent(name)}`);
+    for (const entry of (r.finger || r).ratings || []) ratings[entry.variant] = entry;
+  } catch (_) { /* unknown player: the games list says so */ }
   const rows = [];
   for (const [variant, label] of Object.entries(VARIANT_NAMES)) {
     const data = await api(`/api/users/${encodeURIComponent(name)}/games?variant=${variant}&per_page=100`);
     const finished = data.games.filter((g) => g.status === 'finished');
     const count = (kind) => finished.filter((g) => myResult(g) === kind).length;
     const rating = ratings[variant];
-    const ratingText = rating ? Math.round(rating.rating ?? rating) : '—';
+    const ratingText = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''} (${rating.games} rated)` : '—';
     rows.push(`<tr><td>${esc(label)}</td><td>${esc(ratingText)}</td><td>${finished.length}</td><td>${count('win')}</td><td>${count('draw')}</td><td>${count('loss')}</td></tr>`);
   }
   $('ratings').innerHTML = rows.join('');

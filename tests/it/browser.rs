@@ -181,7 +181,7 @@ fn choose(game: &PageGame, squares: &std::collections::HashMap<String, String>) 
         .iter()
         .filter(|a| on_board(a) && group(a) > 1)
         .collect();
-    let pool: Vec<&String> = if !picked.is_empty() && game.ply % 2 == 0 {
+    let pool: Vec<&String> = if !picked.is_empty() && game.ply.is_multiple_of(2) {
         picked
     } else if !captures.is_empty() {
         captures
@@ -310,6 +310,10 @@ async fn play_variant(
     a.type_text("#seek-minutes", "10").await;
     a.type_text("#seek-increment", "5").await;
     a.click("#seek-submit").await;
+    if variant == "suicide" {
+        b.wait_element("#seek-graph .seek-point").await;
+        b.screenshot(&screenshots_dir().join("lobby.png")).await;
+    }
     let play = format!("#seek-list button.play[data-variant=\"{variant}\"]");
     b.wait_element(&play).await;
     b.click(&play).await;
