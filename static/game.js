@@ -41,6 +41,7 @@ function connect() {
   socket.addEventListener('open', () => {
     state.retry = 0;
     setConnection('');
+    if (state.game) render(false); // input was off while disconnected
   });
   socket.addEventListener('message', (e) => {
     let msg;
@@ -54,6 +55,7 @@ function connect() {
       setConnection('');
       return; // over: nothing more will come
     }
+    if (state.game) board.update(state.game.rules, false); // no input while disconnected
     reconnectLater();
   });
 }

@@ -379,6 +379,18 @@ async fn play_variant(
         if ply == 6 {
             a.screenshot(&dir.join(format!("{variant}.png"))).await;
         }
+        if ply == 9 && variant == "duel" {
+            // B's connection drops with White to move: B's page shows it is reconnecting,
+            // White moves meanwhile, and B's page comes back by itself with the missed action
+            // (the next `wait_ply(b, …)` checks it; B then moves on the reconnected socket).
+            b.js("window.oddboard.socket.close()", json!([])).await;
+            b.wait_for(
+                "the reconnecting state",
+                "return document.body.classList.contains('reconnecting') && document.getElementById('connection').textContent",
+                json!([]),
+            )
+            .await;
+        }
     }
     if ended.is_empty() {
         // Out of budget: the side to move resigns with the button.
@@ -459,6 +471,13 @@ async fn play_variant(
     }
     b.screenshot(&dir.join(format!("{variant}-replay.png")))
         .await;
+    if variant == "duel" || variant == "chad" {
+        // The same page on a phone-sized window.
+        b.set_window(390, 844).await;
+        b.screenshot(&dir.join(format!("{variant}-phone.png")))
+            .await;
+        b.set_window(1100, 900).await;
+    }
     let _ = names;
     format!("{ended}: {}", result.as_str().unwrap_or_default())
 }

@@ -314,6 +314,16 @@ impl Browser {
         self.call("POST", "/actions", Some(actions)).await;
     }
 
+    /// Resizes the window (a phone-sized one, say).
+    pub async fn set_window(&mut self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        )
+        .await;
+    }
+
     /// Saves a PNG screenshot of the window.
     pub async fn screenshot(&mut self, path: &std::path::Path) {
         let value = self.call("GET", "/screenshot", None).await;
