@@ -32,4 +32,9 @@ if [ "$(psql "$admin_url" -tAc "select 1 from pg_database where datname = '$test
   psql "$admin_url" -qc "create database \"$test_db\""
 fi
 
+# The browser tests (tests/it/browser.rs) drive Debian's Chromium through chromedriver.
+if [ ! -x /usr/bin/chromedriver ]; then
+  apt-get update && apt-get install -y chromium chromium-driver
+fi
+
 cargo test --all-targets

@@ -17,6 +17,8 @@ use tokio::sync::watch;
 /// A built application, ready to serve.
 pub struct App {
     pub state: AppState,
+    /// Where the browser client's static files are.
+    static_dir: std::path::PathBuf,
     shutdown_tx: watch::Sender<bool>,
 }
 
@@ -61,6 +63,7 @@ impl App {
                 commit_stats,
                 shutdown: shutdown_rx,
             },
+            static_dir: config.static_dir.clone(),
             shutdown_tx,
         })
     }
@@ -74,7 +77,7 @@ impl App {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let router = web::router(self.state.clone());
+        let router = web::app_router(self.state.clone(), &self.static_dir);
         let shutdown_tx = self.shutdown_tx;
         // Game messages are small and latency-bound: without TCP_NODELAY, Nagle's algorithm and
         // delayed ACKs hold each one back by tens of milliseconds.

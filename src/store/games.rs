@@ -589,6 +589,37 @@ impl Store {
         rows.into_iter().map(GameSummary::try_from).collect()
     }
 
+    /// The newest games in one status (`active` for games to watch, `waiting` for open
+    /// challenges), newest first, at most `limit`.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn games_in_status(
+        &self,
+        status: GameStatus,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        let rows = sqlx::query_as::<_, SummaryRow>(
+            "select g.game_id, g.variant, w.username as white_name, b.username as black_name, \
+                    g.status, g.result, g.end_reason, g.clock_initial_ms, g.clock_increment_ms, \
+                    g.rated, g.created_at, g.ended_at, \
+                    (select count(*) from game_action a where a.game_id = g.game_id) \
+                        as action_count \
+             from game g \
+             left join app_user w on w.user_id = g.white_id \
+             left join app_user b on b.user_id = g.black_id \
+             where g.status = $1 \
+             order by g.created_at desc, g.game_id desc \
+             limit $2",
+        )
+        .bind(status.as_str())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(GameSummary::try_from).collect()
+    }
+
     /// Every game being played, oldest start first (the `games` command).
     ///
     /// # Errors

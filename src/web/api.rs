@@ -7,6 +7,8 @@
 //! - `GET /games/{id}/export`: the game as PGN-like text.
 //! - `GET /api/games/{id}/dice`: a finished dice game's roll log for `rules verify-dice`.
 //! - `GET /api/variants`: the variants and whether they are playable.
+//! - `GET /api/games?status=active`: the newest games in a status (games to watch).
+//! - `GET /api/games/{id}/replay`: the rules snapshot after every ply, for the replay page.
 
 use super::auth::CurrentUser;
 use super::error::ApiError;
@@ -435,9 +437,100 @@ async fn variants() -> Json<serde_json::Value> {
     Json(json!({ "variants": list }))
 }
 
+#[derive(Deserialize)]
+struct GamesQuery {
+    status: Option<String>,
+    limit: Option<i64>,
+}
+
+/// The newest games in one status: `active` (the default) for games to watch.
+async fn list_games(
+    State(state): State<AppState>,
+    Query(query): Query<GamesQuery>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let status: GameStatus = match query.status.as_deref() {
+        None | Some("") => GameStatus::Active,
+        Some(text) => text.parse().map_err(|_| {
+            ApiError::invalid(
+                "invalid_status",
+                "status is waiting, active, finished or aborted",
+            )
+        })?,
+    };
+    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let games = state.store.games_in_status(status, limit).await?;
+    Ok(Json(json!({ "status": status.as_str(), "games": games })))
+}
+
+/// Every position of a stored game, rebuilt with the rules engine from its start position
+/// and stored actions: `snapshots[0]` is the start, `snapshots[n]` the position after ply n.
+/// A dice game is rebuilt with its revealed seed, so it is only available once over (before
+/// that the rolls could not be reproduced without giving the seed away).
+pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapshot>, ApiError> {
+    let mut game = match &record.start_position {
+        Some(position) => AnyGame::from_position(record.variant, position)
+            .map_err(|e| ApiError::Internal(format!("stored start position: {e}")))?,
+        None => AnyGame::start(record.variant).map_err(|e| ApiError::Internal(e.to_string()))?,
+    };
+    if record.variant.has_dice() {
+        let seed: [u8; 32] = record
+            .revealed_dice_seed()
+            .and_then(|seed| seed.try_into().ok())
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "game_not_over",
+                    "a dice game can be replayed once it is over and its seed revealed",
+                )
+            })?;
+        game.set_dice(seed, &record.game_id.to_string());
+    }
+    let mut snapshots = Vec::with_capacity(record.actions.len() + 1);
+    snapshots.push(game.snapshot());
+    for action in &record.actions {
+        game.play(&action.machine).map_err(|e| {
+            ApiError::Internal(format!(
+                "stored action {} `{}`: {e}",
+                action.ply, action.machine
+            ))
+        })?;
+        snapshots.push(game.snapshot());
+    }
+    Ok(snapshots)
+}
+
+async fn replay(
+    State(state): State<AppState>,
+    Path(game_id): Path<Uuid>,
+) -> Result<Response, ApiError> {
+    let record = state
+        .store
+        .load_game(game_id)
+        .await?
+        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let snapshots = replay_snapshots(&record)?;
+    Ok(Json(json!({
+        "game_id": game_id,
+        "variant": record.variant,
+        "variant_name": record.variant.display_name(),
+        "white": record.white_name,
+        "black": record.black_name,
+        "status": record.status,
+        "outcome": record.outcome,
+        "result": record.outcome.map(|o| o.result_str()),
+        "clock": record.clock,
+        "created_at": record.created_at,
+        "dice_commitment": record.dice_commitment,
+        "dice_seed": revealed_seed(&record),
+        "actions": record.actions,
+        "snapshots": snapshots,
+    }))
+    .into_response())
+}
+
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/games", post(create_game))
+        .route("/api/games", post(create_game).get(list_games))
+        .route("/api/games/{id}/replay", get(replay))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/accept", post(accept_game))
         .route("/api/users/{name}/games", get(user_games))

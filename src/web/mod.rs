@@ -6,6 +6,7 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod lobby;
+pub mod pages;
 pub mod protocol;
 pub mod ws;
 
@@ -48,6 +49,12 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }
 
+/// The whole application: [`router`] plus the static files of the browser client under
+/// `/static`, read from `static_dir`.
+pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
+    router(state).nest_service("/static", pages::static_files(static_dir))
+}
+
 /// The whole application's routes.
 pub fn router(state: AppState) -> Router {
     Router::new()
@@ -56,6 +63,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/game/{id}", get(ws::game_socket))
         .merge(auth::router())
         .merge(api::router())
+        .merge(pages::router())
         .merge(lobby::router())
         .layer(RequestBodyLimitLayer::new(64 * 1024))
         .layer(TraceLayer::new_for_http())

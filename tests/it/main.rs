@@ -3,9 +3,11 @@
 //! for the crash test. Needs `DATABASE_URL` pointing at a running PostgreSQL (each test
 //! creates its own database from it); `scripts/test.sh` sets both up.
 
+mod browser;
 mod crash;
 mod lobby;
 mod server;
 mod store;
 mod web;
+mod webdriver;
 mod ws_game;

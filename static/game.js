@@ -1,0 +1,319 @@
+// The game page: follows `/ws/game/{id}` (docs/protocol.md), draws the boards, runs the
+// clocks locally from the server's readings, sends actions and offers, and reconnects with
+// `?v=<last version>` so that missed events are replayed.
+
+import { BoardView } from './board.js';
+import { api, myName, outcomeText, formatClock, renderMoves, renderRolls, wireHeader, clockText } from './common.js';
+
+wireHeader();
+const root = document.getElementById('game');
+const gameId = root.dataset.gameId;
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  game: null, // the last snapshot's `game`, kept up to date by events
+  v: 0,
+  clockAt: 0, // performance.now() when the clock reading arrived
+  socket: null,
+  retry: 0,
+  flipped: null,
+  closing: false,
+};
+window.oddboard = state; // for the browser tests and for curious people
+
+const board = new BoardView($('boards'), {
+  picker: $('picker'),
+  specials: $('special-actions'),
+  onAction: (action) => send({ t: 'act', ply: state.game.moves.length + 1, action }),
+});
+
+function send(message) {
+  if (state.socket && state.socket.readyState === WebSocket.OPEN) {
+    state.socket.send(JSON.stringify(message));
+  }
+}
+
+function connect() {
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  const query = state.game ? `?v=${state.v}` : '';
+  const socket = new WebSocket(`${proto}://${location.host}/ws/game/${gameId}${query}`);
+  state.socket = socket;
+  socket.addEventListener('open', () => {
+    state.retry = 0;
+    setConnection('');
+    if (state.game) render(false); // input was off while disconnected
+  });
+  socket.addEventListener('message', (e) => {
+    let msg;
+    try { msg = JSON.parse(e.data); } catch (_) { return; }
+    handle(msg);
+  });
+  socket.addEventListener('close', () => {
+    if (state.socket !== socket) return;
+    state.socket = null;
+    if (state.game && state.game.status !== 'active' && state.game.status !== 'waiting') {
+      setConnection('');
+      return; // over: nothing more will come
+    }
+    if (state.game) board.update(state.game.rules, false); // no input while disconnected
+    reconnectLater();
+  });
+}
+
+function reconnectLater() {
+  state.retry += 1;
+  const delay = Math.min(5000, 300 * 2 ** Math.min(state.retry, 4));
+  setConnection('Reconnecting…');
+  setTimeout(async () => {
+    if (!state.game) {
+      // The live game may be gone (finished long ago, or never existed): the stored record
+      // answers, and a finished game is shown by the replay page.
+      try {
+        const record = await api(`/api/games/${gameId}`);
+        if (record.status === 'finished' || record.status === 'aborted') {
+          location.replace(`/replay/${gameId}`);
+          return;
+        }
+      } catch (_) { /* try the socket again */ }
+    }
+    connect();
+  }, delay);
+}
+
+function setConnection(text) {
+  $('connection').textContent = text;
+  document.body.classList.toggle('reconnecting', !!text);
+}
+
+function handle(msg) {
+  switch (msg.t) {
+    case 'snapshot':
+      state.game = msg.game;
+      state.v = msg.v;
+      state.clockAt = performance.now();
+      render(true);
+      break;
+    case 'batch':
+      for (const m of msg.messages) handle(m);
+      break;
+    case 'event':
+      if (msg.v <= state.v) return; // already seen
+      if (msg.v !== state.v + 1) {
+        send({ t: 'sync', v: state.v });
+        return;
+      }
+      state.v = msg.v;
+      applyEvent(msg);
+      break;
+    case 'error':
+      showStatus(`${msg.message}`, true);
+      break;
+    default:
+      break;
+  }
+}
+
+function applyEvent(ev) {
+  const g = state.game;
+  switch (ev.kind) {
+    case 'started':
+      g.status = 'active';
+      g.white = ev.white;
+      g.black = ev.black;
+      g.rules = ev.rules;
+      g.you = ev.white === myName() ? 'white' : ev.black === myName() ? 'black' : g.you;
+      render(true);
+      break;
+    case 'action':
+      g.moves.push({ ply: ev.ply, machine: ev.machine, human: ev.human });
+      g.rules = ev.rules;
+      if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
+      g.draw_offer = null;
+      render(false);
+      break;
+    case 'draw_offered': g.draw_offer = ev.by; renderOffers(); break;
+    case 'draw_declined': g.draw_offer = null; renderOffers(); showStatus(`${ev.by} declined the draw`); break;
+    case 'rematch_offered': g.rematch_offer = ev.by; renderOffers(); break;
+    case 'rematch_declined': g.rematch_offer = null; renderOffers(); break;
+    case 'rematch':
+      g.rematch_game = ev.game_id;
+      renderOffers();
+      if (g.you) location.href = `/game/${ev.game_id}`;
+      break;
+    case 'player_gone':
+      g.absent = [...new Set([...(g.absent || []), ev.color])];
+      renderOffers();
+      break;
+    case 'player_back':
+      g.absent = (g.absent || []).filter((c) => c !== ev.color);
+      renderOffers();
+      break;
+    case 'ended':
+      g.status = ev.outcome && ev.outcome.reason === 'aborted' ? 'aborted' : 'finished';
+      g.outcome = ev.outcome;
+      if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
+      g.clock = g.clock && { ...g.clock, running: null };
+      g.dice_seed = ev.dice_seed;
+      render(false);
+      break;
+    default:
+      break;
+  }
+}
+
+function myTurn() {
+  const g = state.game;
+  return g.status === 'active' && g.you && g.rules.turn === g.you && !g.rules.outcome;
+}
+
+function render(full) {
+  const g = state.game;
+  if (full || state.flipped === null) {
+    if (state.flipped === null) state.flipped = g.you === 'black';
+    board.setOrientation(state.flipped ? 'black' : 'white');
+  }
+  board.update(g.rules, myTurn());
+  const bottom = state.flipped ? 'black' : 'white';
+  const top = bottom === 'white' ? 'black' : 'white';
+  $('bottom-name').textContent = `${g[bottom] || '…'} (${bottom})`;
+  $('top-name').textContent = `${g[top] || '…'} (${top})`;
+  $('bottom-clock').dataset.color = bottom;
+  $('top-clock').dataset.color = top;
+  renderMoves($('moves'), g.moves);
+  const list = $('moves');
+  list.scrollTop = list.scrollHeight;
+  renderRolls($('rolls'), g.rules.last_action);
+  $('spectators').textContent = `${g.spectators} watching`;
+  root.dataset.status = g.status;
+  root.dataset.ply = String(g.moves.length);
+  root.dataset.turn = g.rules.turn;
+  root.dataset.variant = g.variant;
+  let status;
+  if (g.status === 'waiting') status = `Waiting for an opponent · ${g.variant} · ${clockText(g.time_control)}`;
+  else if (g.status === 'aborted') status = 'Game aborted';
+  else if (g.outcome) status = outcomeText(g.outcome);
+  else status = myTurn() ? 'Your move' : `${g.rules.turn === 'white' ? 'White' : 'Black'} to move`;
+  showStatus(status);
+  renderOffers();
+  tick();
+}
+
+function showStatus(text, error) {
+  const el = $('status');
+  el.textContent = text;
+  el.classList.toggle('error', !!error);
+}
+
+function renderOffers() {
+  const g = state.game;
+  const over = g.status === 'finished' || g.status === 'aborted';
+  const playing = !!g.you && g.status === 'active';
+  $('resign').hidden = !playing;
+  $('draw').hidden = !playing;
+  $('abort').hidden = !(playing && g.moves.length < 2);
+  $('rematch').hidden = !(g.you && over && !g.rematch_game);
+  const other = g.you === 'white' ? 'black' : 'white';
+  $('draw').textContent = g.draw_offer === other ? 'Accept draw' : g.draw_offer === g.you ? 'Draw offered' : 'Offer draw';
+  $('draw').setAttribute('aria-label', $('draw').textContent);
+  $('rematch').textContent = g.rematch_offer === other ? 'Accept rematch' : g.rematch_offer === g.you ? 'Rematch offered' : 'Rematch';
+  const offer = $('offer');
+  offer.replaceChildren();
+  if (playing && g.draw_offer === other) {
+    offer.appendChild(button('Decline draw', () => send({ t: 'draw_decline' }), 'draw-decline'));
+  }
+  if (g.you && over && g.rematch_offer === other) {
+    offer.appendChild(button('Decline rematch', () => send({ t: 'rematch_decline' }), 'rematch-decline'));
+  }
+  if (g.rematch_game) {
+    const a = document.createElement('a');
+    a.href = `/game/${g.rematch_game}`;
+    a.textContent = 'Go to the rematch';
+    offer.appendChild(a);
+  }
+  if (playing && (g.absent || []).includes(other)) {
+    offer.appendChild(button('Claim victory', () => send({ t: 'claim_victory' }), 'claim-victory'));
+    offer.appendChild(button('Claim draw', () => send({ t: 'claim_draw' }), 'claim-draw'));
+  }
+  const join = $('join');
+  join.replaceChildren();
+  if (g.status === 'waiting' && !g.you) {
+    join.appendChild(button(myName() ? 'Accept this challenge' : 'Play as guest and accept', acceptChallenge, 'accept'));
+  }
+  if (over) {
+    const a = document.createElement('a');
+    a.href = `/replay/${gameId}`;
+    a.textContent = 'Replay this game';
+    a.id = 'replay-after';
+    join.appendChild(a);
+  }
+}
+
+function button(text, onClick, id) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.setAttribute('aria-label', text);
+  if (id) b.id = id;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+async function acceptChallenge() {
+  try {
+    if (!myName()) await api('/api/auth/guest', {});
+    await api(`/api/games/${gameId}/accept`, {});
+    location.reload();
+  } catch (e) {
+    showStatus(e.message, true);
+  }
+}
+
+// Clocks: the server's reading at `clockAt`, minus the time since for the running side.
+function tick() {
+  const g = state.game;
+  if (!g) return;
+  for (const id of ['top-clock', 'bottom-clock']) {
+    const el = $(id);
+    const color = el.dataset.color;
+    if (!g.clock) {
+      el.textContent = g.time_control ? formatClock(g.time_control.initial_ms) : '';
+      el.classList.remove('running');
+      continue;
+    }
+    let ms = g.clock[`${color}_ms`];
+    const running = g.clock.running === color && g.status === 'active';
+    if (running) ms -= performance.now() - state.clockAt;
+    el.textContent = formatClock(ms);
+    el.classList.toggle('running', running);
+    el.classList.toggle('low', ms < 10000);
+  }
+}
+function frame() {
+  tick();
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+
+$('flip').addEventListener('click', () => {
+  state.flipped = !state.flipped;
+  render(true);
+});
+$('resign').addEventListener('click', () => send({ t: 'resign' }));
+$('abort').addEventListener('click', () => send({ t: 'abort' }));
+$('draw').addEventListener('click', () => {
+  const g = state.game;
+  const other = g.you === 'white' ? 'black' : 'white';
+  send({ t: g.draw_offer === other ? 'draw_accept' : 'draw_offer' });
+});
+$('rematch').addEventListener('click', () => {
+  const g = state.game;
+  const other = g.you === 'white' ? 'black' : 'white';
+  send({ t: g.rematch_offer === other ? 'rematch_accept' : 'rematch_offer' });
+});
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && !state.socket && state.game) connect();
+});
+// Keep the connection warm through proxies that close idle sockets.
+setInterval(() => send({ t: 'ping' }), 25000);
+
+connect();

@@ -1,0 +1,142 @@
+// The replay page: every position of a stored game (`GET /api/games/{id}/replay`), stepped
+// with buttons or the arrow keys, a click on a move to jump to it, flip, the export link and,
+// for Davey Drehs, the roll log with the dice verified in the browser: the seed must hash
+// (SHA-256) to the published commitment, and every roll must be what HMAC-SHA256(seed,
+// game_id ‖ index) gives (docs/rules/drehs.md), recomputed here with WebCrypto.
+
+import { BoardView } from './board.js';
+import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
+
+wireHeader();
+const root = document.getElementById('replay');
+const gameId = root.dataset.gameId;
+const $ = (id) => document.getElementById(id);
+const board = new BoardView($('boards'), {});
+const state = { data: null, ply: 0, flipped: false };
+window.oddboard = state;
+
+function show(ply) {
+  const data = state.data;
+  state.ply = Math.max(0, Math.min(ply, data.snapshots.length - 1));
+  board.setOrientation(state.flipped ? 'black' : 'white');
+  board.update(data.snapshots[state.ply], false);
+  renderMoves($('moves'), data.actions, state.ply, show);
+  renderRolls($('rolls'), state.ply > 0 ? data.snapshots[state.ply].last_action : null);
+  const total = data.snapshots.length - 1;
+  $('ply-label').textContent = `${state.ply} / ${total}`;
+  root.dataset.ply = String(state.ply);
+  const bottom = state.flipped ? 'black' : 'white';
+  const top = bottom === 'white' ? 'black' : 'white';
+  $('bottom-name').textContent = `${data[bottom] || '?'} (${bottom})`;
+  $('top-name').textContent = `${data[top] || '?'} (${top})`;
+  const current = $('moves').querySelector('.current');
+  if (current) current.scrollIntoView({ block: 'nearest' });
+}
+
+async function load() {
+  try {
+    state.data = await api(`/api/games/${gameId}/replay`);
+  } catch (e) {
+    $('status').textContent = e.message;
+    return;
+  }
+  const d = state.data;
+  $('status').textContent = `${d.variant_name} · ${d.white || '?'} – ${d.black || '?'} · ${d.outcome ? `${d.result} ${outcomeText(d.outcome)}` : d.status}`;
+  show(d.snapshots.length - 1);
+  root.dataset.loaded = 'true';
+  if (d.dice_commitment) verifyDice(d);
+}
+
+$('first').addEventListener('click', () => show(0));
+$('prev').addEventListener('click', () => show(state.ply - 1));
+$('next').addEventListener('click', () => show(state.ply + 1));
+$('last').addEventListener('click', () => show(Infinity));
+$('flip').addEventListener('click', () => { state.flipped = !state.flipped; show(state.ply); });
+document.addEventListener('keydown', (e) => {
+  if (!state.data || e.target.closest('input, textarea, select')) return;
+  const moves = { ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, ArrowUp: 0, ArrowDown: Infinity, Home: 0, End: Infinity };
+  if (e.key in moves) {
+    e.preventDefault();
+    show(moves[e.key]);
+  }
+});
+
+// Dice verification ---------------------------------------------------------------------------
+const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
+
+async function hmac(key, message) {
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, message));
+}
+
+/// The value of die `index` with `sides` sides: the first of the four big-endian u64 words
+/// of the MAC below 2^64 − (2^64 mod sides), reduced mod sides, plus one; if all four are
+/// rejected, the next MACs add an attempt counter (u32 big-endian).
+async function rollDie(key, gameIdBytes, index, sides) {
+  const n = BigInt(sides);
+  const limit = (1n << 64n) - ((1n << 64n) % n);
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const extra = attempt === 0 ? 0 : 4;
+    const message = new Uint8Array(gameIdBytes.length + 8 + extra);
+    message.set(gameIdBytes, 0);
+    new DataView(message.buffer).setBigUint64(gameIdBytes.length, BigInt(index));
+    if (attempt) new DataView(message.buffer).setUint32(gameIdBytes.length + 8, attempt);
+    const mac = await hmac(key, message);
+    const view = new DataView(mac.buffer);
+    for (let w = 0; w < 4; w++) {
+      const word = view.getBigUint64(w * 8);
+      if (word < limit) return Number(word % n) + 1;
+    }
+  }
+  return null;
+}
+
+async function verifyDice(d) {
+  $('dice').hidden = false;
+  const result = $('dice-result');
+  const log = $('roll-log');
+  if (!d.dice_seed) {
+    result.textContent = `Commitment ${d.dice_commitment}; the seed is revealed when the game is over.`;
+    return;
+  }
+  if (!crypto.subtle) {
+    result.textContent = 'This browser cannot compute HMAC-SHA256 here (WebCrypto needs a secure context).';
+    return;
+  }
+  let record;
+  try {
+    record = await api(`/api/games/${gameId}/dice`);
+  } catch (e) {
+    result.textContent = e.message;
+    return;
+  }
+  const seed = unhex(record.seed);
+  const commitment = hex(await crypto.subtle.digest('SHA-256', seed));
+  const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const gid = new TextEncoder().encode(record.game_id);
+  let rolls = 0;
+  let bad = 0;
+  log.replaceChildren();
+  for (const action of record.actions) {
+    for (const roll of action.rolls) {
+      // Each die of a roll has its own index: `dice` is like `d20` or `2d6`, one die a record.
+      const sides = Number(roll.dice.split('d')[1]);
+      const value = await rollDie(key, gid, roll.index, sides);
+      const ok = value === roll.value;
+      rolls += 1;
+      if (!ok) bad += 1;
+      const li = document.createElement('li');
+      li.className = ok ? 'ok' : 'bad';
+      li.textContent = `${action.human || action.action}: #${roll.index} ${roll.purpose.replace(/_/g, ' ')} ${roll.dice} = ${roll.value} ${ok ? '✓' : `✗ (expected ${value})`}`;
+      log.appendChild(li);
+    }
+  }
+  const seedOk = commitment === record.commitment;
+  result.textContent = seedOk && bad === 0
+    ? `Verified: the seed matches the commitment and all ${rolls} rolls match the seed.`
+    : `NOT verified: ${seedOk ? '' : 'the seed does not match the commitment; '}${bad} of ${rolls} rolls differ.`;
+  result.className = seedOk && bad === 0 ? 'verified' : 'error';
+  root.dataset.dice = seedOk && bad === 0 ? 'verified' : 'failed';
+}
+
+load();

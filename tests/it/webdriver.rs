@@ -1,0 +1,368 @@
+//! A small WebDriver client for the browser tests: starts Debian's `chromedriver` on a free
+//! port, opens headless Chromium sessions with fresh profiles, and speaks the W3C WebDriver
+//! JSON-over-HTTP protocol through [`oddboard::client::Client`]. Only what the tests use:
+//! navigation, script execution, element lookup and clicks, typing, pointer actions (clicks
+//! and drags at element centres) and screenshots.
+//!
+//! chromedriver keeps connections open whatever `Connection: close` says, so the client here
+//! reads exactly `Content-Length` bytes instead of reading to the end of the stream.
+
+use serde_json::{json, Value};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+/// A response: status and body.
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// A minimal HTTP/1.1 client for chromedriver's JSON.
+#[derive(Clone)]
+pub struct Client {
+    addr: String,
+}
+
+impl Client {
+    pub fn new(addr: String) -> Client {
+        Client { addr }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Result<Response, std::io::Error> {
+        self.request("GET", path, None).await
+    }
+
+    pub async fn post(&mut self, path: &str, body: &Value) -> Result<Response, std::io::Error> {
+        self.request("POST", path, Some(body)).await
+    }
+
+    pub async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Response, std::io::Error> {
+        let stream = tokio::net::TcpStream::connect(&self.addr).await?;
+        let mut stream = BufReader::new(stream);
+        let payload = body.map(|b| b.to_string()).unwrap_or_default();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            self.addr,
+            payload.len()
+        );
+        stream.get_mut().write_all(head.as_bytes()).await?;
+        stream.get_mut().write_all(payload.as_bytes()).await?;
+        let mut line = String::new();
+        stream.read_line(&mut line).await?;
+        let status = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            if stream.read_line(&mut line).await? == 0 || line.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                if name.trim().eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        stream.read_exact(&mut body).await?;
+        Ok(Response {
+            status,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        })
+    }
+}
+
+/// The W3C key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// Where Debian installs the driver.
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// A running chromedriver; killed when dropped.
+pub struct Driver {
+    child: Child,
+    addr: String,
+}
+
+impl Driver {
+    /// Starts chromedriver on a free port and waits until it answers.
+    pub async fn start() -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("no free port: {e}"));
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {CHROMEDRIVER} (apt-get install chromium chromium-driver): {e}"
+                )
+            });
+        let driver = Driver {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let mut client = Client::new(driver.addr.clone());
+            if let Ok(r) = client.get("/status").await {
+                if r.json()["value"]["ready"] == json!(true) {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        driver
+    }
+
+    /// A new headless Chromium session with its own empty profile.
+    pub async fn session(&self, profile: &std::path::Path) -> Browser {
+        let mut client = Client::new(self.addr.clone());
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--no-first-run", "--disable-sync", "--disable-dev-shm-usage",
+                    "--window-size=1100,900",
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        }}});
+        let response = client
+            .post("/session", &capabilities)
+            .await
+            .unwrap_or_else(|e| panic!("new session: {e}"));
+        let session = response.json()["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {}", response.body))
+            .to_string();
+        Browser { client, session }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser session.
+pub struct Browser {
+    client: Client,
+    session: String,
+}
+
+impl Browser {
+    async fn call(&mut self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        let response = tokio::time::timeout(
+            Duration::from_secs(60),
+            self.client.request(method, &path, body.as_ref()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{method} {path}: no answer from chromedriver"))
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let value = response.json();
+        assert!(
+            response.status == 200,
+            "{method} {path}: {} {}",
+            response.status,
+            response.body.chars().take(600).collect::<String>()
+        );
+        value["value"].clone()
+    }
+
+    pub async fn goto(&mut self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url }))).await;
+    }
+
+    /// Runs a script (a function body; `arguments` holds `args`) and returns its value.
+    pub async fn js(&mut self, script: &str, args: Value) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+        .await
+    }
+
+    /// Waits until `script` returns something truthy, and returns it.
+    pub async fn wait_for(&mut self, what: &str, script: &str, args: Value) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let value = self.js(script, args.clone()).await;
+            let truthy = match &value {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                _ => true,
+            };
+            if truthy {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn find(&mut self, css: &str) -> String {
+        let value = self
+            .call(
+                "POST",
+                "/element",
+                Some(json!({ "using": "css selector", "value": css })),
+            )
+            .await;
+        value[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_string()
+    }
+
+    /// Waits for an element to exist.
+    pub async fn wait_element(&mut self, css: &str) {
+        self.wait_for(
+            css,
+            "return !!document.querySelector(arguments[0])",
+            json!([css]),
+        )
+        .await;
+    }
+
+    /// A WebDriver element click (the element must be what the pointer would hit).
+    pub async fn click(&mut self, css: &str) {
+        self.wait_element(css).await;
+        let id = self.find(css).await;
+        self.call("POST", &format!("/element/{id}/click"), Some(json!({})))
+            .await;
+    }
+
+    pub async fn type_text(&mut self, css: &str, text: &str) {
+        let id = self.find(css).await;
+        self.call("POST", &format!("/element/{id}/clear"), Some(json!({})))
+            .await;
+        self.call(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    /// Presses one key (WebDriver key codes such as `\u{E012}` for the left arrow).
+    pub async fn key(&mut self, key: &str) {
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}
+        ]}]});
+        self.call("POST", "/actions", Some(actions)).await;
+        self.call("DELETE", "/actions", None).await;
+    }
+
+    fn origin(id: &str) -> Value {
+        json!({ ELEMENT: id })
+    }
+
+    /// A mouse click at the centre of the element, as a person would click (whatever lies on
+    /// top there receives it).
+    pub async fn pointer_click(&mut self, css: &str) {
+        let id = self.find(css).await;
+        let actions = json!({"actions": [{"type": "pointer", "id": "mouse",
+            "parameters": {"pointerType": "mouse"}, "actions": [
+            {"type": "pointerMove", "duration": 0, "origin": Browser::origin(&id), "x": 0, "y": 0},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pointerUp", "button": 0}
+        ]}]});
+        self.call("POST", "/actions", Some(actions)).await;
+    }
+
+    /// Drags from the centre of one element to the centre of another with the mouse.
+    pub async fn drag(&mut self, from_css: &str, to_css: &str) {
+        let from = self.find(from_css).await;
+        let to = self.find(to_css).await;
+        let actions = json!({"actions": [{"type": "pointer", "id": "mouse",
+            "parameters": {"pointerType": "mouse"}, "actions": [
+            {"type": "pointerMove", "duration": 0, "origin": Browser::origin(&from), "x": 0, "y": 0},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pointerMove", "duration": 60, "origin": Browser::origin(&from), "x": 8, "y": 8},
+            {"type": "pointerMove", "duration": 120, "origin": Browser::origin(&to), "x": 0, "y": 0},
+            {"type": "pointerUp", "button": 0}
+        ]}]});
+        self.call("POST", "/actions", Some(actions)).await;
+    }
+
+    /// Resizes the window (a phone-sized one, say).
+    pub async fn set_window(&mut self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        )
+        .await;
+    }
+
+    /// Saves a PNG screenshot of the window.
+    pub async fn screenshot(&mut self, path: &std::path::Path) {
+        let value = self.call("GET", "/screenshot", None).await;
+        let png = decode_base64(value.as_str().unwrap_or_default());
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        std::fs::write(path, png).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+
+    pub async fn quit(mut self) {
+        let path = format!("/session/{}", self.session);
+        let _ = self.client.request("DELETE", &path, None).await;
+    }
+}
+
+/// Standard base64 (the screenshot endpoint's encoding).
+fn decode_base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some(u32::from(c - b'A')),
+            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for c in text.bytes().filter_map(value) {
+        buffer = (buffer << 6) | c;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    out
+}
