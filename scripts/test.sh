@@ -34,6 +34,7 @@ fi
 
 # The browser tests (tests/it/browser.rs) drive Debian's Chromium through chromedriver.
 if [ ! -x /usr/bin/chromedriver ]; then
+  export DEBIAN_FRONTEND=noninteractive
   apt-get update && apt-get install -y chromium chromium-driver
 fi
 
