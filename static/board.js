@@ -180,7 +180,10 @@ export class BoardView {
     const wide = width > 640 && sideFiles > 0;
     const availW = wide ? width - 24 : width;
     const availH = Math.max(240, window.innerHeight - 200);
-    const cell = Math.max(18, Math.floor(Math.min(availW / (main.files + (wide ? sideFiles : 0)), availH / main.ranks, 72)));
+    // Stacked (narrow screens): the side boards go below, so they share the height.
+    const sideRanks = side.reduce((n, b) => Math.max(n, b.ranks), 0);
+    const rows = wide ? main.ranks : main.ranks + sideRanks;
+    const cell = Math.max(18, Math.floor(Math.min(availW / (main.files + (wide ? sideFiles : 0)), availH / rows, 72)));
     for (const board of this.snapshot.boards) {
       const svg = this.svgs.get(board.id);
       svg.style.width = `${board.files * cell}px`;

@@ -236,7 +236,7 @@ function renderOffers() {
   }
   const join = $('join');
   join.replaceChildren();
-  if (g.status === 'waiting' && !g.you) {
+  if (g.status === 'waiting' && !g.you && g.creator !== myName()) {
     join.appendChild(button(myName() ? 'Accept this challenge' : 'Play as guest and accept', acceptChallenge, 'accept'));
   }
   if (over) {
