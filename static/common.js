@@ -94,7 +94,7 @@ export function renderRolls(el, last) {
   for (const r of last.rolls || []) {
     const li = document.createElement('li');
     li.className = 'roll';
-    li.textContent = `🎲 ${r.purpose.replace(/_/g, ' ')}: ${r.dice} = ${r.value}`;
+    li.textContent = `${r.purpose.replace(/_/g, ' ')}: ${r.dice} = ${r.value}`;
     ul.appendChild(li);
   }
   for (const e of last.effects || []) {
