@@ -141,6 +141,15 @@ async fn accept_game(
     ))
 }
 
+/// The stored record of a game, or 404 `game_not_found`.
+async fn stored_game(state: &AppState, game_id: Uuid) -> Result<GameRecord, ApiError> {
+    state
+        .store
+        .load_game(game_id)
+        .await?
+        .ok_or(ApiError::NotFound("game_not_found"))
+}
+
 /// The public form of a stored game: the dice seed only once the game is over.
 #[derive(Serialize)]
 struct GameRecordView<'a> {
@@ -154,11 +163,7 @@ async fn get_game(
     State(state): State<AppState>,
     Path(game_id): Path<Uuid>,
 ) -> Result<Response, ApiError> {
-    let record = state
-        .store
-        .load_game(game_id)
-        .await?
-        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let record = stored_game(&state, game_id).await?;
     let view = GameRecordView {
         record: &record,
         result: record.outcome.map(|o| o.result_str()),
@@ -301,11 +306,7 @@ async fn export_game(
     State(state): State<AppState>,
     Path(game_id): Path<Uuid>,
 ) -> Result<Response, ApiError> {
-    let record = state
-        .store
-        .load_game(game_id)
-        .await?
-        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let record = stored_game(&state, game_id).await?;
     let text = export_text(&record);
     let disposition = format!("inline; filename=\"oddboard-{game_id}.pgn\"");
     Ok((
@@ -327,11 +328,7 @@ async fn dice_record(
     State(state): State<AppState>,
     Path(game_id): Path<Uuid>,
 ) -> Result<Response, ApiError> {
-    let record = state
-        .store
-        .load_game(game_id)
-        .await?
-        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let record = stored_game(&state, game_id).await?;
     let (Some(commitment), Some(seed)) = (record.dice_commitment.clone(), revealed_seed(&record))
     else {
         return Err(ApiError::invalid(
@@ -502,11 +499,7 @@ async fn replay(
     State(state): State<AppState>,
     Path(game_id): Path<Uuid>,
 ) -> Result<Response, ApiError> {
-    let record = state
-        .store
-        .load_game(game_id)
-        .await?
-        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let record = stored_game(&state, game_id).await?;
     let snapshots = replay_snapshots(&record)?;
     Ok(Json(json!({
         "game_id": game_id,
