@@ -244,22 +244,6 @@ fn legal(grid: &Grid, is_white: bool) -> Vec<((i32, i32), (i32, i32))> {
     moves
 }
 
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const STARTS: [&str; 3] = [
     "12/12/7rrr2/7rkr2/7rrr2/12/12/2RRR7/2RKR7/2RRR7/12/12 w - - 0 1",
     "12/12/7rrr2/7rkr2/6Rrrr2/12/12/12/3K8/12/12/12 w - - 0 1",
@@ -276,7 +260,7 @@ fn engine_agrees_with_the_reference_generator_on_random_games() {
         let start = STARTS[seed as usize % STARTS.len()];
         let mut game =
             AnyGame::from_position(Variant::Chad, start).unwrap_or_else(|e| panic!("{start}: {e}"));
-        let mut rng = SplitMix(seed);
+        let mut rng = crate::properties::SplitMix(seed);
         for ply in 0..100 {
             let (grid, is_white) = parse(&game.position());
             let here = format!("seed {seed} ply {ply} at {}", game.position());

@@ -12,11 +12,12 @@ fn playable() -> Vec<Variant> {
         .collect()
 }
 
-/// A small deterministic generator so a failing playout can be replayed from its seed.
-struct SplitMix(u64);
+/// A small deterministic generator so a failing playout can be replayed from its seed
+/// (shared by the reference-generator cross-checks).
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -24,7 +25,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }
