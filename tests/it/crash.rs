@@ -131,3 +131,60 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let _ = server.wait();
     drop_database(&database).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_shuts_the_server_down_gracefully_and_games_resume() {
+    let database = format!("oddboard_term_{}", uuid::Uuid::new_v4().simple());
+    let database_url = database_url_named(&database);
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = start_server(port, &database_url);
+    wait_healthy(&addr).await;
+    let mut alice = Player {
+        name: String::new(),
+        client: Client::new(addr.clone()),
+    };
+    let mut bob = Player {
+        name: String::new(),
+        client: Client::new(addr.clone()),
+    };
+    alice.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    bob.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    let game_id = alice
+        .create_game("chazz", serde_json::Value::Null, "white")
+        .await;
+    bob.accept(&game_id).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play(&mut white, &mut black, 3).await;
+    let played = white.moves.clone();
+
+    let status = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("cannot send SIGTERM: {e}"));
+    assert!(status.success());
+    // The open game sockets are closed by the server, which then exits cleanly.
+    let mut exited = None;
+    for _ in 0..200 {
+        if let Ok(Some(code)) = server.try_wait() {
+            exited = Some(code);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let code = exited.unwrap_or_else(|| {
+        let _ = server.kill();
+        panic!("the server did not exit after SIGTERM")
+    });
+    assert!(code.success(), "exit status {code}");
+
+    let mut server = start_server(port, &database_url);
+    wait_healthy(&addr).await;
+    let white = alice.watch(&game_id).await;
+    assert_eq!(white.moves, played);
+    assert_eq!(white.status, "active");
+    let _ = server.kill();
+    let _ = server.wait();
+    drop_database(&database).await;
+}
