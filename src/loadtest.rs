@@ -6,9 +6,12 @@
 //! Each game is a task driving both players' sockets: the side to move sends an action, the
 //! task waits until the opponent's socket delivers it (which the server does only after the
 //! commit), then the other side moves. With `--rate` the games pace themselves to a total
-//! number of moves per second; without it they run flat out (saturation). Finished games are
-//! replaced by new ones between the same players. `--idle N` also opens N spectator sockets
-//! and holds them for the whole run.
+//! number of moves per second; without it they run flat out (saturation). Every game's
+//! players and first game are set up before the measured run starts (reported as
+//! `setup_seconds`), so the burst of hundreds of sign-ins and game creations is not counted as
+//! move latency; games that end during the run are replaced by new ones between the same
+//! players, inside the measured run. `--idle N` also opens N spectator sockets and holds them
+//! for the whole run.
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
 use serde::Deserialize;
@@ -46,6 +49,9 @@ impl Default for LoadOptions {
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct LoadReport {
+    /// Time taken to sign in the players and start the first game of every slot, before the
+    /// measured run.
+    pub setup_seconds: f64,
     pub moves: u64,
     pub seconds: f64,
     pub moves_per_second: f64,
@@ -61,6 +67,7 @@ pub struct LoadReport {
 
 impl std::fmt::Display for LoadReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "setup_seconds: {:.1}", self.setup_seconds)?;
         writeln!(f, "moves: {}", self.moves)?;
         writeln!(f, "seconds: {:.1}", self.seconds)?;
         writeln!(f, "moves_per_second: {:.0}", self.moves_per_second)?;
@@ -121,7 +128,10 @@ struct Incoming {
     t: String,
     kind: Option<String>,
     ply: Option<u64>,
+    /// The whole rules snapshot (a `started` event).
     rules: Option<RulesPart>,
+    /// What changed in it (an `action` event): turn, legal actions and outcome come whole.
+    update: Option<RulesPart>,
     game: Option<GamePart>,
     messages: Option<Vec<Incoming>>,
 }
@@ -166,7 +176,7 @@ impl Side {
                     if let Some(ply) = message.ply {
                         self.ply = ply;
                     }
-                    if let Some(rules) = message.rules {
+                    if let Some(rules) = message.rules.or(message.update) {
                         self.absorb_rules(rules);
                     }
                 }
@@ -245,16 +255,40 @@ async fn new_game(
     Ok((white_side, black_side))
 }
 
-async fn drive_game(
-    options: Arc<LoadOptions>,
-    shared: Arc<Shared>,
-    deadline: Instant,
-    index: usize,
-) -> Result<(), ClientError> {
+/// One game slot ready to play: both players signed in as guests, their first game started
+/// and both sockets open.
+struct Slot {
+    white: Client,
+    black: Client,
+    game: (Side, Side),
+}
+
+/// Signs in both players of a slot and starts their first game (before the clock starts, so
+/// that setting up hundreds of games at once is not measured as move latency).
+async fn set_up(options: &LoadOptions) -> Result<Slot, ClientError> {
     let mut white = Client::new(options.addr.clone());
     let mut black = Client::new(options.addr.clone());
     white.guest().await?;
     black.guest().await?;
+    let game = new_game(&mut white, &mut black, &options.variant).await?;
+    Ok(Slot { white, black, game })
+}
+
+/// Plays the slot's games until the deadline, starting a new one whenever one ends (those
+/// set-ups happen during the measured run, as they would on a live server).
+async fn drive_game(
+    options: Arc<LoadOptions>,
+    shared: Arc<Shared>,
+    slot: Slot,
+    deadline: Instant,
+    index: usize,
+) -> Result<(), ClientError> {
+    let Slot {
+        mut white,
+        mut black,
+        game,
+    } = slot;
+    let mut game = Some(game);
     let interval = options
         .rate
         .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
@@ -263,7 +297,10 @@ async fn drive_game(
         Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
     while Instant::now() < deadline {
-        let (mut w, mut b) = new_game(&mut white, &mut black, &options.variant).await?;
+        let (mut w, mut b) = match game.take() {
+            Some(game) => game,
+            None => new_game(&mut white, &mut black, &options.variant).await?,
+        };
         loop {
             if Instant::now() >= deadline {
                 return Ok(());
@@ -370,14 +407,37 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         }
     }
 
+    // Every slot's players and first game are ready before the measured run starts.
+    let setup_started = Instant::now();
+    let mut setups = Vec::new();
+    for _ in 0..options.games {
+        let options = options.clone();
+        setups.push(tokio::spawn(async move { set_up(&options).await }));
+    }
+    let mut slots = Vec::new();
+    for (index, setup) in setups.into_iter().enumerate() {
+        match setup.await {
+            Ok(Ok(slot)) => slots.push((index, slot)),
+            Ok(Err(e)) => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("game {index}: set-up: {e}");
+            }
+            Err(e) => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("game {index}: set-up task: {e}");
+            }
+        }
+    }
+    let setup_seconds = setup_started.elapsed().as_secs_f64();
+
     let started = Instant::now();
     let deadline = started + options.duration;
     let mut tasks = Vec::new();
-    for index in 0..options.games {
+    for (index, slot) in slots {
         let options = options.clone();
         let shared = shared.clone();
         tasks.push(tokio::spawn(async move {
-            if let Err(e) = drive_game(options, shared.clone(), deadline, index).await {
+            if let Err(e) = drive_game(options, shared.clone(), slot, deadline, index).await {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
                 eprintln!("game {index}: {e}");
             }
@@ -403,6 +463,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
     latencies.sort_unstable();
     let moves = shared.moves.load(Ordering::Relaxed);
     let report = LoadReport {
+        setup_seconds,
         moves,
         seconds,
         moves_per_second: moves as f64 / seconds,

@@ -113,6 +113,18 @@ function handle(msg) {
   }
 }
 
+/// The rules snapshot after an action event: the event's `update` carries every field of the
+/// snapshot but the boards and pieces, plus the squares emptied (`removed`) and the pieces
+/// placed or changed (`placed`), each replacing whatever stood on its square
+/// (`Snapshot::apply` in src/rules/snapshot.rs does the same).
+function applyUpdate(rules, update) {
+  const { removed, placed, ...fields } = update;
+  const key = (p) => `${p.board} ${p.square}`;
+  const replaced = new Set([...removed, ...placed].map(key));
+  const pieces = rules.pieces.filter((p) => !replaced.has(key(p))).concat(placed);
+  return { ...rules, ...fields, pieces };
+}
+
 function applyEvent(ev) {
   const g = state.game;
   switch (ev.kind) {
@@ -126,7 +138,7 @@ function applyEvent(ev) {
       break;
     case 'action':
       g.moves.push({ ply: ev.ply, machine: ev.machine, human: ev.human });
-      g.rules = ev.rules;
+      g.rules = applyUpdate(g.rules, ev.update);
       if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
       g.draw_offer = null;
       render(false);

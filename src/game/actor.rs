@@ -12,6 +12,7 @@ use super::{
     rating, GameCmd, GameError, GameHandle, GameNotice, GameTerms, Games, PlayerRequest, Seat,
     Subscription,
 };
+use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
 use crate::store::{ClockSetting, ColorChoice, GameRecord, GameResult, GameStatus, NewAction};
 use rand::Rng;
@@ -118,6 +119,8 @@ struct GameActor {
     games: Games,
     id: Uuid,
     game: AnyGame,
+    /// The pieces of `game`'s snapshot, which the next action's update is computed against.
+    pieces: Vec<PlacedPiece>,
     creator: Seat,
     color_choice: ColorChoice,
     seats: [Option<Seat>; 2],
@@ -275,10 +278,12 @@ impl GameActor {
         dice: Option<DiceSecret>,
     ) -> GameActor {
         let (sender, _) = broadcast::channel(BROADCAST_BUFFER);
+        let pieces = game.snapshot().pieces;
         GameActor {
             games,
             id,
             game,
+            pieces,
             creator,
             color_choice,
             seats,
@@ -705,6 +710,8 @@ impl GameActor {
             })
             .await?;
         // Committed: adopt the new state.
+        let (update, pieces) = rules.into_update(&self.pieces);
+        self.pieces = pieces;
         self.game = next;
         self.clock = clock;
         self.moves.push(MoveView {
@@ -727,7 +734,7 @@ impl GameActor {
             human: played.human,
             by: color,
             clock: clock_view,
-            rules: Box::new(rules),
+            update: Box::new(update),
         });
         self.games.metrics().record_action(received.elapsed());
         if let Some(outcome) = self.game.outcome() {

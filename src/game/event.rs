@@ -7,15 +7,15 @@
 //! further behind gets a fresh snapshot instead.
 
 use super::clock::ClockView;
-use crate::rules::{Color, Outcome, Snapshot};
+use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// How many recent events a game keeps for reconnecting clients. Each action event carries
-/// the new rules snapshot (a few KiB), so this bounds a game's memory; a client further
-/// behind than this simply gets a fresh snapshot (lichess keeps 20).
+/// How many recent events a game keeps for reconnecting clients. This bounds a game's memory
+/// (an action event is a few hundred bytes); a client further behind than this simply gets a
+/// fresh snapshot (lichess keeps 20).
 pub const EVENT_LOG_CAPACITY: usize = 48;
 
 /// Something that happened in a game, as sent to clients.
@@ -28,14 +28,15 @@ pub enum GameEvent {
         black: String,
         rules: Box<Snapshot>,
     },
-    /// An action was committed and played.
+    /// An action was committed and played. `update` turns the rules snapshot of the previous
+    /// event (or of the snapshot the client started from) into the new one.
     Action {
         ply: u32,
         machine: String,
         human: String,
         by: Color,
         clock: Option<ClockView>,
-        rules: Box<Snapshot>,
+        update: Box<SnapshotUpdate>,
     },
     DrawOffered {
         by: Color,
@@ -109,9 +110,8 @@ impl EventLog {
         };
         // Serializing plain data structures cannot fail; an empty object keeps the version
         // sequence intact if it ever did.
-        // Action events carry a snapshot of a few KiB: start with room for it rather than
-        // growing the buffer by doubling.
-        let mut buffer = Vec::with_capacity(4096);
+        // Room for a typical action event, so the buffer rarely grows by doubling.
+        let mut buffer = Vec::with_capacity(512);
         let text: Arc<str> = match serde_json::to_writer(&mut buffer, &message) {
             Ok(()) => String::from_utf8(buffer)
                 .unwrap_or_else(|_| format!("{{\"t\":\"event\",\"v\":{}}}", self.version))

@@ -19,7 +19,7 @@ pub mod variant;
 
 pub use error::{ActionError, IllegalAction, ParseActionError, ParsePositionError, PlayError};
 pub use outcome::{EndReason, Outcome};
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, SnapshotUpdate};
 pub use types::{Color, Piece, Role};
 
 use serde::{Deserialize, Serialize};

@@ -4,11 +4,17 @@
 //!
 //! The browser client draws any variant from this alone, so everything a renderer needs is
 //! data here, never a variant-specific rule in JavaScript.
+//!
+//! After each action a live game sends a [`SnapshotUpdate`] instead of a whole snapshot: the
+//! boards never change during a game and most pieces stay where they were, so an update is a
+//! tenth of the size, and a client brings its copy up to date by replacing data
+//! ([`Snapshot::apply`]), still without any rule of its own.
 
 use super::outcome::Outcome;
 use super::types::{Color, Role};
 use super::Variant;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// Everything a client needs to draw and play a position.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,7 +105,7 @@ impl SquareRef {
 }
 
 /// A piece standing on a board.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PlacedPiece {
     pub board: String,
     pub square: String,
@@ -114,7 +120,7 @@ pub struct PlacedPiece {
 }
 
 /// Combat figures of a piece (Davey Drehs).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PieceStats {
     pub life: u32,
     pub max_life: u32,
@@ -159,4 +165,87 @@ pub struct Roll {
     pub dice: String,
     /// The total rolled.
     pub value: u32,
+}
+
+/// How one snapshot differs from the one before it in the same game: every field of
+/// [`Snapshot`] except `variant` and `boards` (fixed for a game) and `pieces`, which come as
+/// the squares that were emptied and the pieces that were placed or changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotUpdate {
+    pub position: String,
+    pub turn: Color,
+    pub ply: u32,
+    pub last_action: Option<LastAction>,
+    pub off_board: Vec<OffBoardPiece>,
+    pub check: Vec<SquareRef>,
+    pub legal_actions: Vec<String>,
+    pub outcome: Option<Outcome>,
+    /// Squares that held a piece and are empty now.
+    pub removed: Vec<SquareRef>,
+    /// Pieces on squares that were empty or held something else before (another piece, or
+    /// the same piece with other stats or marks). Each replaces whatever stood on its square.
+    pub placed: Vec<PlacedPiece>,
+}
+
+/// The key a piece is found by: one piece stands on a square of a board.
+fn square_of(piece: &PlacedPiece) -> (&str, &str) {
+    (piece.board.as_str(), piece.square.as_str())
+}
+
+impl Snapshot {
+    /// Splits this snapshot into the update from a position whose pieces were `previous`, and
+    /// this snapshot's own pieces (the `previous` of the next update).
+    pub fn into_update(self, previous: &[PlacedPiece]) -> (SnapshotUpdate, Vec<PlacedPiece>) {
+        let before: HashSet<&PlacedPiece> = previous.iter().collect();
+        let now: HashSet<(&str, &str)> = self.pieces.iter().map(square_of).collect();
+        let placed = self
+            .pieces
+            .iter()
+            .filter(|piece| !before.contains(piece))
+            .cloned()
+            .collect();
+        let removed = previous
+            .iter()
+            .filter(|piece| !now.contains(&square_of(piece)))
+            .map(|piece| SquareRef {
+                board: piece.board.clone(),
+                square: piece.square.clone(),
+            })
+            .collect();
+        let update = SnapshotUpdate {
+            position: self.position,
+            turn: self.turn,
+            ply: self.ply,
+            last_action: self.last_action,
+            off_board: self.off_board,
+            check: self.check,
+            legal_actions: self.legal_actions,
+            outcome: self.outcome,
+            removed,
+            placed,
+        };
+        (update, self.pieces)
+    }
+
+    /// Brings this snapshot up to date with the next update of its game (what a client does;
+    /// `static/game.js` does the same). Pieces keep their order; placed ones go last.
+    pub fn apply(&mut self, update: &SnapshotUpdate) {
+        let replaced: HashSet<(&str, &str)> = update
+            .removed
+            .iter()
+            .map(|s| (s.board.as_str(), s.square.as_str()))
+            .chain(update.placed.iter().map(square_of))
+            .collect();
+        self.pieces
+            .retain(|piece| !replaced.contains(&square_of(piece)));
+        self.pieces.extend(update.placed.iter().cloned());
+        self.position.clone_from(&update.position);
+        self.turn = update.turn;
+        self.ply = update.ply;
+        self.last_action.clone_from(&update.last_action);
+        self.off_board.clone_from(&update.off_board);
+        self.check.clone_from(&update.check);
+        self.legal_actions.clone_from(&update.legal_actions);
+        self.outcome = update.outcome;
+    }
 }

@@ -65,6 +65,33 @@ fn engine_choice(variant: &str, position: &str, ply: usize) -> Option<String> {
     best.map(|(_, action)| action)
 }
 
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
+/// (board, square, colour) of every piece of a position, as the rules engine sees it.
+fn engine_pieces(variant: &str, position: &str) -> Vec<(String, String, String)> {
+    let game = variant
+        .parse::<Variant>()
+        .ok()
+        .and_then(|v| AnyGame::from_position(v, position).ok());
+    let pieces = game.map(|g| g.snapshot().pieces).unwrap_or_default();
+    sorted(
+        pieces
+            .into_iter()
+            .map(|p| {
+                let color = serde_json::to_value(p.color).unwrap_or_default();
+                (
+                    p.board,
+                    p.square,
+                    color.as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect(),
+    )
+}
+
 fn screenshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target")
@@ -370,6 +397,13 @@ async fn play_variant(
         // The mover's page agrees on the position before it acts.
         wait_ply(mover, game.ply).await;
         let game = page_game(mover).await;
+        // The page built its pieces from the action events' updates: they are the position's.
+        assert_eq!(
+            sorted(game.pieces.clone()),
+            engine_pieces(variant, &game.position),
+            "{variant} ply {}: the page's pieces differ from its position",
+            game.ply
+        );
         let action = engine_choice(variant, &game.position, game.ply)
             .unwrap_or_else(|| choose(&game, &squares));
         eprintln!("browser: {variant} ply {} {action}", game.ply + 1);

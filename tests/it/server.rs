@@ -269,7 +269,7 @@ impl Watcher {
                         self.ply = message["ply"].as_u64().unwrap_or(self.ply);
                         self.moves
                             .push(message["machine"].as_str().unwrap_or_default().to_string());
-                        self.absorb_rules(&message["rules"]);
+                        self.absorb_rules(&message["update"]);
                     }
                     Some("ended") => {
                         self.status = "finished".into();

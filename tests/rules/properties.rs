@@ -2,8 +2,9 @@
 //! action applies, refused input changes nothing, and both notations round-trip. Arbitrary
 //! text fed to every parser never panics.
 
-use oddboard::rules::{AnyGame, Variant};
+use oddboard::rules::{AnyGame, Snapshot, Variant};
 use proptest::prelude::*;
+use std::collections::HashSet;
 
 fn playable() -> Vec<Variant> {
     Variant::ALL
@@ -86,6 +87,62 @@ fn random_playouts_keep_every_invariant() {
         for seed in 0..40 {
             if let Err(e) = random_playout(variant, seed, 200) {
                 panic!("{e}");
+            }
+        }
+    }
+}
+
+/// Pieces in a fixed order, so snapshots that list them differently compare equal.
+fn sorted_pieces(snapshot: &Snapshot) -> Vec<String> {
+    let mut pieces: Vec<String> = snapshot
+        .pieces
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap_or_default())
+        .collect();
+    pieces.sort();
+    pieces
+}
+
+/// What a live game sends after each action is enough to rebuild the next snapshot: applying
+/// every update in turn to the first snapshot gives each later snapshot exactly (pieces in
+/// any order), and an update never lists more pieces than the snapshot has.
+#[test]
+fn updates_rebuild_every_snapshot() {
+    for variant in playable() {
+        for seed in 0..20 {
+            let mut rng = SplitMix(seed);
+            let Ok(mut game) = AnyGame::start(variant) else {
+                continue;
+            };
+            let mut client = game.snapshot();
+            let mut pieces = client.pieces.clone();
+            for ply in 0..150 {
+                let legal = game.legal_actions();
+                if legal.is_empty() {
+                    break;
+                }
+                let action = legal[rng.below(legal.len())].clone();
+                assert!(game.play(&action).is_ok());
+                let snapshot = game.snapshot();
+                let here = format!("{variant} seed {seed} ply {ply} after {action}");
+                let squares: HashSet<(&str, &str)> = snapshot
+                    .pieces
+                    .iter()
+                    .map(|p| (p.board.as_str(), p.square.as_str()))
+                    .collect();
+                assert_eq!(
+                    squares.len(),
+                    snapshot.pieces.len(),
+                    "{here}: two pieces on a square"
+                );
+                let expected = snapshot.clone();
+                let (update, now) = snapshot.into_update(&pieces);
+                assert!(update.placed.len() <= now.len(), "{here}: update too large");
+                pieces = now;
+                client.apply(&update);
+                assert_eq!(sorted_pieces(&client), sorted_pieces(&expected), "{here}");
+                client.pieces = expected.pieces.clone();
+                assert_eq!(client, expected, "{here}");
             }
         }
     }
