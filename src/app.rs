@@ -96,6 +96,33 @@ impl App {
     }
 }
 
+/// Connections the kernel holds for the server before it accepts them. tokio's
+/// `TcpListener::bind` asks for 1024: a burst of players connecting at once (a load test
+/// opens thousands) overflowed that queue, and with SYN cookies the dropped connections
+/// looked established to the client and were then reset. The kernel caps this at
+/// `net.core.somaxconn` (4096 by default).
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// Listens on `addr` (`host:port`; the first address it resolves to) with
+/// [`LISTEN_BACKLOG`].
+///
+/// # Errors
+/// The address does not resolve, or the socket cannot be bound.
+pub async fn listen(addr: &str) -> std::io::Result<TcpListener> {
+    let resolved = tokio::net::lookup_host(addr).await?.next().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to listen on")
+    })?;
+    let socket = if resolved.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // A restarted server can bind again at once, without waiting out TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(resolved)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Resolves on SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {
     let ctrl_c = async {

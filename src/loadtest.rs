@@ -126,6 +126,8 @@ struct Shared {
 #[serde(default)]
 struct Incoming {
     t: String,
+    /// The code of an error message.
+    code: Option<String>,
     kind: Option<String>,
     ply: Option<u64>,
     /// The whole rules snapshot (a `started` event).
@@ -207,6 +209,17 @@ impl Side {
             let message: Incoming =
                 serde_json::from_str(&text).map_err(|e| ClientError(e.to_string()))?;
             if message.t == "error" {
+                // The server plays forced actions itself (a Do-Or-Die Chazz pass): the same
+                // action sent for that ply is refused as a duplicate, and the ply's event
+                // arrives as usual.
+                if message.code.as_deref() == Some("duplicate_action") {
+                    continue;
+                }
+                // Likewise when that forced action ended the game.
+                if message.code.as_deref() == Some("game_over") {
+                    self.over = true;
+                    continue;
+                }
                 return Err(ClientError(format!("server refused: {text}")));
             }
             self.absorb(message);

@@ -66,7 +66,7 @@ fn serve(args: &[String]) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        let listener = match tokio::net::TcpListener::bind(&config.bind_addr).await {
+        let listener = match app::listen(&config.bind_addr).await {
             Ok(listener) => listener,
             Err(e) => {
                 eprintln!("cannot listen on {}: {e}", config.bind_addr);

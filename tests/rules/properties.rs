@@ -125,10 +125,10 @@ fn updates_rebuild_every_snapshot() {
                 assert!(game.play(&action).is_ok());
                 let snapshot = game.snapshot();
                 let here = format!("{variant} seed {seed} ply {ply} after {action}");
-                let squares: HashSet<(&str, &str)> = snapshot
+                let squares: HashSet<(String, String)> = snapshot
                     .pieces
                     .iter()
-                    .map(|p| (p.board.as_str(), p.square.as_str()))
+                    .map(|p| (p.board.clone(), p.square.clone()))
                     .collect();
                 assert_eq!(
                     squares.len(),
@@ -138,6 +138,20 @@ fn updates_rebuild_every_snapshot() {
                 let expected = snapshot.clone();
                 let (update, now) = snapshot.into_update(&pieces);
                 assert!(update.placed.len() <= now.len(), "{here}: update too large");
+                // Minimal: nothing placed that stood there already, nothing removed that stands.
+                for piece in &update.placed {
+                    assert!(
+                        !pieces.contains(piece),
+                        "{here}: unchanged {piece:?} placed"
+                    );
+                }
+                for square in &update.removed {
+                    let key = (square.board.clone(), square.square.clone());
+                    assert!(
+                        !squares.contains(&key),
+                        "{here}: occupied {square:?} removed"
+                    );
+                }
                 pieces = now;
                 client.apply(&update);
                 assert_eq!(sorted_pieces(&client), sorted_pieces(&expected), "{here}");
