@@ -11,7 +11,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A failed request: transport trouble, or an answer we could not read.
@@ -264,12 +264,18 @@ impl GameSocket {
     /// The next text frame as it came, or an error after `wait` without one or when the socket
     /// closes.
     pub async fn next_text(&mut self, wait: Duration) -> Result<String, ClientError> {
+        Ok(self.next_frame(wait).await?.as_str().to_string())
+    }
+
+    /// [`GameSocket::next_text`] without copying the frame (the load tool reads every message
+    /// in place).
+    pub async fn next_frame(&mut self, wait: Duration) -> Result<Utf8Bytes, ClientError> {
         loop {
             let frame = tokio::time::timeout(wait, self.ws.next())
                 .await
                 .map_err(|_| ClientError("timed out waiting for a message".into()))?;
             match frame {
-                Some(Ok(Message::Text(text))) => return Ok(text.as_str().to_string()),
+                Some(Ok(Message::Text(text))) => return Ok(text),
                 Some(Ok(Message::Close(_))) | None => {
                     return Err(ClientError("socket closed".into()))
                 }

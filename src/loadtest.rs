@@ -16,6 +16,7 @@
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -120,52 +121,82 @@ struct Shared {
     errors: AtomicU64,
 }
 
-/// The parts of a server message the load tool reads; serde skips the rest (pieces, boards)
-/// without building it, which keeps the tool's own CPU use down.
+/// The parts of a server message the load tool reads, borrowed from the frame where the text
+/// has no escapes; serde skips the rest (pieces, boards) without building it. The tool shares
+/// the machine with the server it measures, so its own CPU per message is kept low.
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Incoming {
-    t: String,
+struct Incoming<'a> {
+    #[serde(borrow)]
+    t: Cow<'a, str>,
     /// The code of an error message.
-    code: Option<String>,
-    kind: Option<String>,
+    #[serde(borrow)]
+    code: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    kind: Option<Cow<'a, str>>,
     ply: Option<u64>,
     /// The whole rules snapshot (a `started` event).
-    rules: Option<RulesPart>,
+    #[serde(borrow)]
+    rules: Option<RulesPart<'a>>,
     /// What changed in it (an `action` event): turn, legal actions and outcome come whole.
-    update: Option<RulesPart>,
-    game: Option<GamePart>,
-    messages: Option<Vec<Incoming>>,
+    #[serde(borrow)]
+    update: Option<RulesPart<'a>>,
+    #[serde(borrow)]
+    game: Option<GamePart<'a>>,
+    #[serde(borrow)]
+    messages: Option<Vec<Incoming<'a>>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct RulesPart {
-    turn: String,
-    legal_actions: Vec<String>,
+struct RulesPart<'a> {
+    #[serde(borrow)]
+    turn: Cow<'a, str>,
+    #[serde(borrow)]
+    legal_actions: Vec<Cow<'a, str>>,
     outcome: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct GamePart {
+struct GamePart<'a> {
     moves: Vec<serde::de::IgnoredAny>,
-    rules: RulesPart,
+    #[serde(borrow)]
+    rules: RulesPart<'a>,
     outcome: Option<serde::de::IgnoredAny>,
 }
 
-/// The rules state one client tracks from the server's events.
+/// The rules state one player tracks from the server's events.
 struct Side {
     socket: GameSocket,
+    /// `white` or `black`.
+    color: &'static str,
     ply: u64,
+    /// The legal actions while it is this side's turn (empty otherwise: only the side to move
+    /// keeps a copy).
     legal: Vec<String>,
     turn: String,
     over: bool,
 }
 
 impl Side {
-    fn absorb(&mut self, message: Incoming) {
-        match message.t.as_str() {
+    fn new(socket: GameSocket, color: &'static str) -> Side {
+        Side {
+            socket,
+            color,
+            ply: 0,
+            legal: Vec::new(),
+            turn: String::new(),
+            over: false,
+        }
+    }
+
+    fn to_move(&self) -> bool {
+        self.turn == self.color
+    }
+
+    fn absorb(&mut self, message: Incoming<'_>) {
+        match &*message.t {
             "snapshot" => {
                 if let Some(game) = message.game {
                     self.ply = game.moves.len() as u64;
@@ -194,9 +225,14 @@ impl Side {
         }
     }
 
-    fn absorb_rules(&mut self, rules: RulesPart) {
-        self.turn = rules.turn;
-        self.legal = rules.legal_actions;
+    fn absorb_rules(&mut self, rules: RulesPart<'_>) {
+        self.turn.clear();
+        self.turn.push_str(&rules.turn);
+        self.legal.clear();
+        if self.to_move() {
+            self.legal
+                .extend(rules.legal_actions.iter().map(|a| a.to_string()));
+        }
         if rules.outcome.is_some() {
             self.over = true;
         }
@@ -205,9 +241,9 @@ impl Side {
     /// Reads until the game passes `ply` or ends; returns the error code if one came first.
     async fn read_past(&mut self, ply: u64) -> Result<(), ClientError> {
         while self.ply <= ply && !self.over {
-            let text = self.socket.next_text(Duration::from_secs(30)).await?;
+            let frame = self.socket.next_frame(Duration::from_secs(30)).await?;
             let message: Incoming =
-                serde_json::from_str(&text).map_err(|e| ClientError(e.to_string()))?;
+                serde_json::from_str(&frame).map_err(|e| ClientError(e.to_string()))?;
             if message.t == "error" {
                 // The server plays forced actions itself (a Do-Or-Die Chazz pass): the same
                 // action sent for that ply is refused as a duplicate, and the ply's event
@@ -220,7 +256,7 @@ impl Side {
                     self.over = true;
                     continue;
                 }
-                return Err(ClientError(format!("server refused: {text}")));
+                return Err(ClientError(format!("server refused: {}", frame.as_str())));
             }
             self.absorb(message);
         }
@@ -249,15 +285,9 @@ async fn new_game(
         .await?;
     expect_ok(&accepted)?;
     let mut sides = Vec::new();
-    for client in [&*white, &*black] {
-        let mut side = Side {
-            socket: client.connect_game(&game_id, None).await?,
-            ply: 0,
-            legal: Vec::new(),
-            turn: String::new(),
-            over: false,
-        };
-        let first = side.socket.next_text(Duration::from_secs(30)).await?;
+    for (client, color) in [(&*white, "white"), (&*black, "black")] {
+        let mut side = Side::new(client.connect_game(&game_id, None).await?, color);
+        let first = side.socket.next_frame(Duration::from_secs(30)).await?;
         let first: Incoming =
             serde_json::from_str(&first).map_err(|e| ClientError(e.to_string()))?;
         side.absorb(first);
@@ -318,7 +348,12 @@ async fn drive_game(
             if Instant::now() >= deadline {
                 return Ok(());
             }
-            if w.over || w.legal.is_empty() {
+            let (mover, opponent) = if w.to_move() {
+                (&mut w, &mut b)
+            } else {
+                (&mut b, &mut w)
+            };
+            if mover.over || mover.legal.is_empty() {
                 shared.finished.fetch_add(1, Ordering::Relaxed);
                 break;
             }
@@ -326,24 +361,18 @@ async fn drive_game(
                 tokio::time::sleep_until(next_move.into()).await;
                 next_move += interval;
             }
-            let ply = w.ply;
-            let (mover, opponent) = if w.turn == "white" {
-                (&mut w, &mut b)
-            } else {
-                (&mut b, &mut w)
-            };
+            let ply = mover.ply;
             // A per-game pseudo-random choice: a fixed rotation would repeat positions and
             // end games early by repetition.
             rng = rng
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             let index = ((rng >> 33) as usize) % mover.legal.len().max(1);
-            let action = mover.legal.get(index).cloned().unwrap_or_default();
+            let action = mover.legal.get(index).map_or("", String::as_str);
+            let action = serde_json::to_string(action).map_err(|e| ClientError(e.to_string()))?;
+            let frame = format!("{{\"t\":\"act\",\"ply\":{},\"action\":{action}}}", ply + 1);
             let sent = Instant::now();
-            mover
-                .socket
-                .send(&json!({ "t": "act", "ply": ply + 1, "action": action }))
-                .await?;
+            mover.socket.send_text(frame).await?;
             opponent.read_past(ply).await?;
             let latency = sent.elapsed();
             mover.read_past(ply).await?;

@@ -6,6 +6,22 @@
 //! `a1`, `e5`, `l12`.
 
 use super::error::ParsePositionError;
+use super::snapshot::Label;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+/// Files and ranks that [`Coord::label`] names without allocating: every square of a board
+/// up to 16x16, and the letters beyond `p` (Duel Chess names its Duel board `x`, `y`, `z`).
+const LABELLED_FILES: u8 = 26;
+const LABELLED_RANKS: u8 = 16;
+
+/// Every square name, built once: snapshots name every piece's square on every move of every
+/// live game, and shared text spares an allocation per piece.
+static SQUARE_LABELS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    (0..LABELLED_RANKS)
+        .flat_map(|rank| (0..LABELLED_FILES).map(move |file| Coord::new(file, rank).name()))
+        .collect()
+});
 
 /// A square of a rectangular board: file and rank counted from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,6 +40,16 @@ impl Coord {
         let mut name = String::with_capacity(3);
         self.push_name(&mut name);
         name
+    }
+
+    /// The name as a snapshot [`Label`]: shared static text for any square of a board up to
+    /// 16 ranks, a new string beyond.
+    pub fn label(self) -> Label {
+        let index = usize::from(self.rank) * usize::from(LABELLED_FILES) + usize::from(self.file);
+        match SQUARE_LABELS.get(index) {
+            Some(name) if self.file < LABELLED_FILES => Cow::Borrowed(name.as_str()),
+            _ => Cow::Owned(self.name()),
+        }
     }
 
     /// Appends the name to `out`. Built by hand: snapshots name every piece and every legal
@@ -391,6 +417,17 @@ fn too_wide(rank: u8, width: u8) -> ParsePositionError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_the_names() {
+        for file in 0..30 {
+            for rank in 0..20 {
+                let square = Coord::new(file, rank);
+                assert_eq!(square.label(), square.name(), "{square:?}");
+            }
+        }
+        assert!(matches!(Coord::new(4, 3).label(), Cow::Borrowed("e4")));
+    }
 
     #[test]
     fn square_names_parse_and_print() {

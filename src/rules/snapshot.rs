@@ -14,8 +14,14 @@ use super::outcome::Outcome;
 use super::types::{Color, Role};
 use super::Variant;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
+
+/// The name of a board or square in a snapshot: usually static text shared by every snapshot
+/// (`main`, `e4`: see [`crate::rules::geometry::Coord::label`]), so naming each piece's square
+/// on every move allocates nothing.
+pub type Label = Cow<'static, str>;
 
 /// Everything a client needs to draw and play a position.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,15 +97,15 @@ pub struct Zone {
 /// A square on a particular board.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SquareRef {
-    pub board: String,
-    pub square: String,
+    pub board: Label,
+    pub square: Label,
 }
 
 impl SquareRef {
     /// A square of the main board.
-    pub fn main(square: impl Into<String>) -> SquareRef {
+    pub fn main(square: impl Into<Label>) -> SquareRef {
         SquareRef {
-            board: "main".to_string(),
+            board: Cow::Borrowed("main"),
             square: square.into(),
         }
     }
@@ -108,8 +114,8 @@ impl SquareRef {
 /// A piece standing on a board.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PlacedPiece {
-    pub board: String,
-    pub square: String,
+    pub board: Label,
+    pub square: Label,
     pub color: Color,
     pub role: Role,
     /// Life points, armor and so on, for variants whose pieces have them.
@@ -190,7 +196,7 @@ pub struct SnapshotUpdate {
 
 /// The key a piece is found by: one piece stands on a square of a board.
 fn square_of(piece: &PlacedPiece) -> (&str, &str) {
-    (piece.board.as_str(), piece.square.as_str())
+    (&piece.board, &piece.square)
 }
 
 fn square_ref(piece: &PlacedPiece) -> SquareRef {
@@ -259,7 +265,7 @@ impl Snapshot {
         let replaced: HashSet<(&str, &str)> = update
             .removed
             .iter()
-            .map(|s| (s.board.as_str(), s.square.as_str()))
+            .map(|s| (&*s.board, &*s.square))
             .chain(update.placed.iter().map(square_of))
             .collect();
         self.pieces

@@ -46,7 +46,7 @@ fn engine_choice(variant: &str, position: &str, ply: usize) -> Option<String> {
             // A reply whose target square is occupied is a capture (a cheap test, without
             // playing every reply).
             let occupied: std::collections::HashSet<&str> =
-                snapshot.pieces.iter().map(|p| p.square.as_str()).collect();
+                snapshot.pieces.iter().map(|p| &*p.square).collect();
             let replies = next
                 .legal_actions()
                 .iter()
@@ -83,8 +83,8 @@ fn engine_pieces(variant: &str, position: &str) -> Vec<(String, String, String)>
             .map(|p| {
                 let color = serde_json::to_value(p.color).unwrap_or_default();
                 (
-                    p.board,
-                    p.square,
+                    p.board.into_owned(),
+                    p.square.into_owned(),
                     color.as_str().unwrap_or_default().to_string(),
                 )
             })

@@ -2,6 +2,7 @@
 //! action applies, refused input changes nothing, and both notations round-trip. Arbitrary
 //! text fed to every parser never panics.
 
+use oddboard::rules::snapshot::Label;
 use oddboard::rules::{AnyGame, Snapshot, Variant};
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -125,7 +126,7 @@ fn updates_rebuild_every_snapshot() {
                 assert!(game.play(&action).is_ok());
                 let snapshot = game.snapshot();
                 let here = format!("{variant} seed {seed} ply {ply} after {action}");
-                let squares: HashSet<(String, String)> = snapshot
+                let squares: HashSet<(Label, Label)> = snapshot
                     .pieces
                     .iter()
                     .map(|p| (p.board.clone(), p.square.clone()))

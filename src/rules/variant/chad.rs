@@ -35,6 +35,7 @@ use crate::rules::geometry::{
 };
 use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Files and ranks of the board.
@@ -960,8 +961,8 @@ impl Rules for Chad {
             .board
             .occupied()
             .map(|(c, p)| PlacedPiece {
-                board: "main".to_string(),
-                square: c.name(),
+                board: Cow::Borrowed("main"),
+                square: c.label(),
                 color: p.color,
                 role: p.role,
                 stats: None,

@@ -30,6 +30,7 @@ use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, Snapshot, Squar
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{Rules, Variant};
 use board::Board;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// One action of Do-Or-Die Chazz.
@@ -536,8 +537,8 @@ impl Rules for Chazz {
                 .board
                 .occupied()
                 .map(|(square, piece)| PlacedPiece {
-                    board: "main".to_string(),
-                    square: square.name(),
+                    board: Cow::Borrowed("main"),
+                    square: square.label(),
                     color: piece.color,
                     role: piece.role,
                     stats: None,

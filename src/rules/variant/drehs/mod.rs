@@ -32,6 +32,7 @@ use crate::rules::{
     Color, EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Piece, Role,
     Rules, Snapshot, Variant,
 };
+use std::borrow::Cow;
 
 /// The highest armor any piece can have (the king's cap).
 const MAX_ARMOR: u32 = 19;
@@ -1238,8 +1239,8 @@ impl Rules for Drehs {
                 let (count, sides) = self.weapon_at(c);
                 let weapon = dice_name(count, sides);
                 PlacedPiece {
-                    board: "main".to_string(),
-                    square: c.name(),
+                    board: Cow::Borrowed("main"),
+                    square: c.label(),
                     color: u.piece.color,
                     role: u.piece.role,
                     stats: Some(PieceStats {

@@ -25,7 +25,7 @@
 mod moves;
 mod notation;
 
-pub use notation::{duel_square_name, parse_duel_square, parse_main_square};
+pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse_main_square};
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
 use crate::rules::snapshot::{BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef};
@@ -35,6 +35,7 @@ use crate::rules::{
     Variant,
 };
 use moves::{Landing, PawnRights};
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// The Main board's hole.
@@ -584,8 +585,8 @@ impl Duel {
     /// The squares a renderer highlights for `action`, and what it did beyond moving a man.
     fn describe(&self, action: &Action) -> (Vec<SquareRef>, Vec<String>) {
         let duel_ref = |c: Coord| SquareRef {
-            board: "duel".to_string(),
-            square: duel_square_name(c),
+            board: Cow::Borrowed("duel"),
+            square: duel_square_label(c),
         };
         let mut squares = Vec::new();
         let mut effects = Vec::new();
@@ -783,8 +784,8 @@ impl Rules for Duel {
             .main
             .occupied()
             .map(|(c, man)| PlacedPiece {
-                board: "main".to_string(),
-                square: c.name(),
+                board: Cow::Borrowed("main"),
+                square: c.label(),
                 color: man.piece.color,
                 role: man.piece.role,
                 stats: None,
@@ -796,8 +797,8 @@ impl Rules for Duel {
             })
             .collect();
         pieces.extend(self.duel.occupied().map(|(c, piece)| PlacedPiece {
-            board: "duel".to_string(),
-            square: duel_square_name(c),
+            board: Cow::Borrowed("duel"),
+            square: duel_square_label(c),
             color: piece.color,
             role: piece.role,
             stats: None,

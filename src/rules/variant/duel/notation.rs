@@ -18,6 +18,11 @@ pub fn duel_square_name(c: Coord) -> String {
     format!("{}{}", char::from(b'x' + c.file), u32::from(c.rank) + 1)
 }
 
+/// [`duel_square_name`] as a snapshot label (`x` is the 24th file letter).
+pub fn duel_square_label(c: Coord) -> crate::rules::snapshot::Label {
+    Coord::new(c.file + (b'x' - b'a'), c.rank).label()
+}
+
 /// Reads a two-character square name whose file runs from `first_file` over `files` letters
 /// and whose rank runs from 1 to `ranks`.
 fn parse_square(text: &str, first_file: u8, files: u8, ranks: u8) -> Option<Coord> {

@@ -202,7 +202,7 @@ fn snapshot_describes_both_boards_marks_and_the_last_action() {
     let squares: Vec<(String, String)> = last
         .squares
         .into_iter()
-        .map(|s| (s.board, s.square))
+        .map(|s| (s.board.into_owned(), s.square.into_owned()))
         .collect();
     assert_eq!(
         squares,

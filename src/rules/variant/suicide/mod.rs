@@ -30,10 +30,12 @@ mod position;
 use self::bitboard::{sliders, Squares};
 use self::position::{role_index, role_of, square_name, Move, MoveList, Position, PAWN};
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
+use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef};
 use crate::rules::types::{Color, Role};
 use crate::rules::{Rules, Snapshot, Variant};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// A Suicide move: from and to squares (0 = a1 … 63 = h8) and the promotion, if any.
@@ -289,8 +291,8 @@ impl Rules for Suicide {
                 self.position
                     .piece_at(square)
                     .map(|(color, role)| PlacedPiece {
-                        board: "main".to_string(),
-                        square: square_name(square),
+                        board: Cow::Borrowed("main"),
+                        square: Coord::new(square % 8, square / 8).label(),
                         color,
                         role: role_of(role),
                         stats: None,

@@ -216,7 +216,7 @@ fn snapshot_describes_the_board_and_the_last_move() {
         .last_action
         .unwrap_or_else(|| panic!("no last action"));
     assert_eq!((last.machine.as_str(), last.human.as_str()), ("e2e4", "e4"));
-    let squares: Vec<&str> = last.squares.iter().map(|s| s.square.as_str()).collect();
+    let squares: Vec<&str> = last.squares.iter().map(|s| &*s.square).collect();
     assert_eq!(squares, ["e2", "e4"]);
     assert_eq!(snapshot.outcome, None);
 }
@@ -229,7 +229,7 @@ fn snapshot_highlights_the_pawn_taken_en_passant_and_names_promotions() {
         .snapshot()
         .last_action
         .unwrap_or_else(|| panic!("no last action"));
-    let squares: Vec<&str> = last.squares.iter().map(|s| s.square.as_str()).collect();
+    let squares: Vec<&str> = last.squares.iter().map(|s| &*s.square).collect();
     assert_eq!(squares, ["e5", "d6", "d5"]);
     assert_eq!(last.effects, ["en passant: the pawn on d5 is taken"]);
     let mut g = game("8/P7/8/8/8/8/8/K6k w - - 0 1");
