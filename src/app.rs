@@ -58,6 +58,7 @@ impl App {
         Ok(App {
             state: AppState {
                 store,
+                sessions: Default::default(),
                 games,
                 lobby,
                 commit_stats,

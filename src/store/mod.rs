@@ -28,7 +28,7 @@ pub use games::{
 pub use lobby::{
     GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,
 };
-pub use users::User;
+pub use users::{Session, User};
 pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot, WriterConfig};
 
 use sqlx::migrate::Migrator;

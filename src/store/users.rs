@@ -20,6 +20,13 @@ pub struct User {
     pub created_at: DateTime<Utc>,
 }
 
+/// A live session: whose it is and until when it lasts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub user: User,
+    pub expires_at: DateTime<Utc>,
+}
+
 impl Store {
     /// Creates an account. `password_hash` is the argon2id PHC string, `None` for guests.
     ///
@@ -122,8 +129,22 @@ impl Store {
         token_hash: &[u8],
         now: DateTime<Utc>,
     ) -> Result<Option<User>, StoreError> {
-        let user = sqlx::query_as::<_, User>(
-            "select u.user_id, u.username, u.is_guest, u.created_at \
+        Ok(self.session(token_hash, now).await?.map(|s| s.user))
+    }
+
+    /// [`Store::session_user`] with the session's expiry, for callers that keep sessions in
+    /// memory for a while.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self, token_hash))]
+    pub async fn session(
+        &self,
+        token_hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<Option<Session>, StoreError> {
+        let row = sqlx::query_as::<_, (Uuid, String, bool, DateTime<Utc>, DateTime<Utc>)>(
+            "select u.user_id, u.username, u.is_guest, u.created_at, s.expires_at \
              from session s join app_user u using (user_id) \
              where s.token_hash = $1 and s.expires_at > $2",
         )
@@ -131,7 +152,17 @@ impl Store {
         .bind(now)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(user)
+        Ok(row.map(
+            |(user_id, username, is_guest, created_at, expires_at)| Session {
+                user: User {
+                    user_id,
+                    username,
+                    is_guest,
+                    created_at,
+                },
+                expires_at,
+            },
+        ))
     }
 
     /// Logs out: forgets the session. Deleting a session that does not exist is not an error

@@ -4,6 +4,10 @@
 //!
 //! The cookie holds a random 256-bit token; the database stores only its SHA-256, so a
 //! leaked database does not leak sessions.
+//!
+//! Every request and socket upgrade of a signed-in player names its session, so sessions
+//! found in the database are kept in memory for a minute ([`SessionCache`]): starting a game
+//! takes four of them (create, accept, two sockets), each otherwise a database round trip.
 
 use super::error::ApiError;
 use super::AppState;
@@ -20,6 +24,9 @@ use axum::{Json, Router};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "oddboard_session";
@@ -149,6 +156,64 @@ fn session_token(headers: &HeaderMap) -> Option<String> {
         .map(|(_, value)| value.to_string())
 }
 
+/// How long a session found in the database is trusted without asking again. Logging out
+/// through this server forgets it at once and sessions carry their own expiry, so this only
+/// bounds how long a session deleted behind the server's back (by hand, or by another server
+/// sharing the database) still works.
+const SESSION_CACHE_TTL: Duration = Duration::from_secs(60);
+/// Sessions kept at most; past that the cache starts afresh (it refills from the database).
+const SESSION_CACHE_CAPACITY: usize = 100_000;
+
+/// Sessions recently found in the database, by token hash.
+#[derive(Debug, Default)]
+pub struct SessionCache {
+    entries: Mutex<HashMap<Vec<u8>, CachedSession>>,
+}
+
+#[derive(Debug)]
+struct CachedSession {
+    user: User,
+    expires_at: chrono::DateTime<chrono::Utc>,
+    found_at: Instant,
+}
+
+impl SessionCache {
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, CachedSession>> {
+        // The map holds plain data: a panic elsewhere cannot leave it inconsistent.
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The user of a session found within the last [`SESSION_CACHE_TTL`] and not expired.
+    fn get(&self, token_hash: &[u8], now: chrono::DateTime<chrono::Utc>) -> Option<User> {
+        let mut entries = self.entries();
+        let entry = entries.get(token_hash)?;
+        if entry.expires_at > now && entry.found_at.elapsed() < SESSION_CACHE_TTL {
+            return Some(entry.user.clone());
+        }
+        entries.remove(token_hash);
+        None
+    }
+
+    fn insert(&self, token_hash: Vec<u8>, session: crate::store::Session) {
+        let mut entries = self.entries();
+        if entries.len() >= SESSION_CACHE_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(
+            token_hash,
+            CachedSession {
+                user: session.user,
+                expires_at: session.expires_at,
+                found_at: Instant::now(),
+            },
+        );
+    }
+
+    fn forget(&self, token_hash: &[u8]) {
+        self.entries().remove(token_hash);
+    }
+}
+
 /// The signed-in user, or 401 `not_logged_in`.
 #[derive(Clone, Debug)]
 pub struct CurrentUser(pub User);
@@ -167,11 +232,17 @@ impl FromRequestParts<AppState> for MaybeUser {
         let Some(token) = session_token(&parts.headers) else {
             return Ok(MaybeUser(None));
         };
-        let user = state
-            .store
-            .session_user(&token_hash(&token), chrono::Utc::now())
-            .await?;
-        Ok(MaybeUser(user))
+        let hash = token_hash(&token);
+        let now = chrono::Utc::now();
+        if let Some(user) = state.sessions.get(&hash, now) {
+            return Ok(MaybeUser(Some(user)));
+        }
+        let Some(session) = state.store.session(&hash, now).await? else {
+            return Ok(MaybeUser(None));
+        };
+        let user = session.user.clone();
+        state.sessions.insert(hash, session);
+        Ok(MaybeUser(Some(user)))
     }
 }
 
@@ -282,7 +353,9 @@ async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
 
 async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Some(token) = session_token(&headers) {
-        state.store.delete_session(&token_hash(&token)).await?;
+        let hash = token_hash(&token);
+        state.sessions.forget(&hash);
+        state.store.delete_session(&hash).await?;
     }
     let mut response = Json(serde_json::json!({ "ok": true })).into_response();
     response.headers_mut().insert(

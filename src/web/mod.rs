@@ -27,6 +27,8 @@ use tower_http::trace::TraceLayer;
 #[derive(Clone)]
 pub struct AppState {
     pub store: Store,
+    /// Sessions recently found in the database.
+    pub sessions: Arc<auth::SessionCache>,
     pub games: Games,
     pub lobby: LobbyHandle,
     pub commit_stats: Arc<CommitStats>,

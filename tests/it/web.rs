@@ -67,7 +67,15 @@ async fn accounts_sessions_and_guests() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(short.json()["error"], "invalid_password");
 
-    // Logout ends the session; login starts a new one; a wrong password does not.
+    // Logout ends the session, even for a client that kept the cookie (the server had the
+    // session in memory from the request before); login starts a new one; a wrong password
+    // does not.
+    let me = client
+        .get("/api/me")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(me.status, 200);
+    let old_cookie = client.cookie.clone();
     client
         .post("/api/auth/logout", &Value::Null)
         .await
@@ -80,6 +88,13 @@ async fn accounts_sessions_and_guests() {
             .status,
         401
     );
+    client.cookie = old_cookie;
+    let replayed = client
+        .get("/api/me")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(replayed.status, 401, "a logged-out session still works");
+    client.cookie = None;
     let wrong = client
         .post(
             "/api/auth/login",
