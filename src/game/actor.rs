@@ -27,8 +27,14 @@ use uuid::Uuid;
 
 /// Commands a game's queue holds before senders wait.
 const COMMAND_QUEUE: usize = 64;
-/// Events buffered per subscriber before a slow one is told to resync.
-const BROADCAST_BUFFER: usize = 128;
+/// Events a finished game keeps for reconnecting clients (the end and the action before it);
+/// anyone further behind gets a snapshot.
+const EVENTS_KEPT_AFTER_END: usize = 2;
+/// Events buffered per subscriber before a slow one is told to resync (it then starts again
+/// from a snapshot). A socket forwards each event as it comes, so a few suffice; the channel
+/// also keeps its last messages until they are overwritten, which on a finished game is
+/// memory held for nothing.
+const BROADCAST_BUFFER: usize = 16;
 
 /// The dice seed of a game whose variant rolls dice, and its public commitment.
 #[derive(Clone, Debug)]
@@ -144,6 +150,8 @@ struct GameActor {
     gone_since: [Option<u64>; 2],
     first_move_deadline: Option<u64>,
     ended_at: Option<u64>,
+    /// Since when nobody has been connected (None while someone is), on the actor's time scale.
+    unwatched_since: Option<u64>,
     dice: Option<DiceSecret>,
 }
 
@@ -304,6 +312,7 @@ impl GameActor {
             gone_since: [None, None],
             first_move_deadline: None,
             ended_at: None,
+            unwatched_since: Some(0),
             dice,
         }
     }
@@ -353,9 +362,7 @@ impl GameActor {
 
     /// The earliest moment something must happen without a command arriving.
     fn next_deadline(&self) -> Option<u64> {
-        let linger = self
-            .ended_at
-            .map(|t| t + self.games.inner.settings.linger_after_end.as_millis() as u64);
+        let linger = self.ended_at.map(|ended| self.linger_until(ended));
         let flag = match self.status {
             GameStatus::Active => self
                 .clock
@@ -368,6 +375,17 @@ impl GameActor {
             .into_iter()
             .flatten()
             .min()
+    }
+
+    /// When the actor of a game that ended at `ended` stops: `linger_after_end` after the
+    /// end, or `linger_unwatched` after the end or the last viewer leaving if that is sooner.
+    fn linger_until(&self, ended: u64) -> u64 {
+        let settings = &self.games.inner.settings;
+        let cap = ended + settings.linger_after_end.as_millis() as u64;
+        match self.unwatched_since {
+            Some(since) => cap.min(since.max(ended) + settings.linger_unwatched.as_millis() as u64),
+            None => cap,
+        }
     }
 
     #[tracing::instrument(name = "game", skip_all, fields(game_id = %self.id))]
@@ -402,7 +420,7 @@ impl GameActor {
     async fn on_deadline(&mut self) -> bool {
         let now = self.now_ms();
         if let Some(ended) = self.ended_at {
-            return now >= ended + self.games.inner.settings.linger_after_end.as_millis() as u64;
+            return now >= self.linger_until(ended);
         }
         if self.first_move_deadline.is_some_and(|t| now >= t) {
             self.first_move_deadline = None;
@@ -799,6 +817,9 @@ impl GameActor {
             });
         }
         self.broadcast(&event);
+        // Lingering costs memory only: late viewers get a snapshot, and no update follows.
+        self.log.keep_last(EVENTS_KEPT_AFTER_END);
+        self.pieces = Vec::new();
     }
 
     /// Updates both players' ratings for a rated game that ended (before the end is
@@ -953,6 +974,18 @@ impl GameActor {
     }
 
     fn presence(&mut self, viewer: Option<Uuid>, open: bool) {
+        self.count_viewer(viewer, open);
+        let watched = self.anonymous_viewers > 0 || !self.viewers.is_empty();
+        if watched {
+            self.unwatched_since = None;
+        } else if self.unwatched_since.is_none() {
+            self.unwatched_since = Some(self.now_ms());
+        }
+    }
+
+    /// Counts a connection opening or closing, and tells the players when a seated player's
+    /// last connection closes or the first one opens again.
+    fn count_viewer(&mut self, viewer: Option<Uuid>, open: bool) {
         let Some(viewer) = viewer else {
             self.anonymous_viewers = if open {
                 self.anonymous_viewers.saturating_add(1)

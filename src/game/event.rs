@@ -125,6 +125,17 @@ impl EventLog {
         text
     }
 
+    /// Forgets all but the last `keep` messages, and the room they took. A finished game
+    /// lingers for rematches and late viewers, who catch up from a snapshot just as well: a
+    /// full log on each of the thousands of games that end every minute under load would
+    /// hold most of the server's memory.
+    pub fn keep_last(&mut self, keep: usize) {
+        while self.recent.len() > keep {
+            self.recent.pop_front();
+        }
+        self.recent.shrink_to_fit();
+    }
+
     /// The messages after version `seen`, or None if some of them are no longer kept (the
     /// client then needs a full snapshot). A version from the future also yields None.
     pub fn since(&self, seen: u64) -> Option<Vec<Arc<str>>> {
@@ -174,6 +185,20 @@ mod tests {
         assert!(missed[0].contains("\"v\":4"));
         assert_eq!(log.since(5).map(|m| m.len()), Some(0));
         assert_eq!(log.since(6), None);
+    }
+
+    #[test]
+    fn a_trimmed_log_still_serves_the_latest_and_asks_older_for_a_snapshot() {
+        let mut log = EventLog::default();
+        for _ in 0..10 {
+            log.push(&offer(Color::White));
+        }
+        log.keep_last(2);
+        assert_eq!(log.since(8).map(|m| m.len()), Some(2));
+        assert_eq!(log.since(10).map(|m| m.len()), Some(0));
+        assert_eq!(log.since(7), None);
+        log.push(&offer(Color::Black));
+        assert_eq!(log.version(), 11);
     }
 
     #[test]

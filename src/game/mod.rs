@@ -261,6 +261,11 @@ pub struct GameSettings {
     pub first_move_limit: Duration,
     /// How long a finished game's actor stays up for rematches and late viewers.
     pub linger_after_end: Duration,
+    /// How long a finished game stays up once nobody is connected to it (never longer than
+    /// `linger_after_end`): nobody is left to offer a rematch, and a late visitor's game page
+    /// shows the stored game in the replay instead. Under load thousands of games end every
+    /// minute, and their actors would otherwise hold memory for the full linger.
+    pub linger_unwatched: Duration,
     /// Bounds of the delay after which a player may claim against a vanished opponent.
     pub min_claim_delay: Duration,
     pub max_claim_delay: Duration,
@@ -271,6 +276,7 @@ impl Default for GameSettings {
         GameSettings {
             first_move_limit: Duration::from_secs(30),
             linger_after_end: Duration::from_secs(600),
+            linger_unwatched: Duration::from_secs(60),
             min_claim_delay: Duration::from_secs(10),
             max_claim_delay: Duration::from_secs(60),
         }

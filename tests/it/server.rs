@@ -33,6 +33,7 @@ pub fn fast_settings() -> GameSettings {
     GameSettings {
         first_move_limit: Duration::from_secs(30),
         linger_after_end: Duration::from_secs(60),
+        linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),
         max_claim_delay: Duration::from_millis(300),
     }

@@ -542,3 +542,49 @@ async fn a_resigned_dice_game_still_verifies_and_states_no_rules_result() {
     check_dice_record(&mut client, &game_id).await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_nobody_watches_is_let_go() {
+    let settings = oddboard::game::GameSettings {
+        linger_unwatched: Duration::from_millis(300),
+        ..fast_settings()
+    };
+    let server = TestServer::start(settings).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let black = bob.watch(&game_id).await;
+    white.send(json!({ "t": "resign" })).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    black.socket.close().await;
+
+    // Someone still watches: the game stays up for a rematch past the unwatched delay.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    white.send(json!({ "t": "rematch_offer" })).await;
+    white
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "rematch_offered"))
+        .await;
+    assert!(white.errors.is_empty(), "{:?}", white.errors);
+
+    // Nobody left: it stops, and the socket endpoint no longer knows it (the game page then
+    // shows the stored game in the replay).
+    white.socket.close().await;
+    // (A probe that still connects is a viewer and restarts the delay: probe less often.)
+    let mut gone = false;
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        if bob.client.connect_game(&game_id, None).await.is_err() {
+            gone = true;
+            break;
+        }
+    }
+    assert!(gone, "an unwatched finished game kept running");
+    let record = bob
+        .client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(record.json()["status"], "finished");
+    server.stop().await;
+}

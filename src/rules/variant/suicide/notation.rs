@@ -9,7 +9,7 @@
 //! and quiet move of the position, compulsory capture aside, so that a quiet move typed when
 //! a capture is due reaches `apply` and is refused there with `must_capture`.
 
-use super::position::{role_index, role_of, square_name, Move, Position, PAWN};
+use super::position::{push_square_name, role_index, role_of, Move, Position, PAWN};
 use super::SuicideMove;
 use crate::rules::error::ParseActionError;
 use crate::rules::geometry::Coord;
@@ -17,8 +17,11 @@ use crate::rules::types::Role;
 
 /// The UCI form of a move.
 pub fn machine(action: &SuicideMove) -> String {
-    let mut text = square_name(action.from);
-    text.push_str(&square_name(action.to));
+    // Sized for the longest action (`e7e8q`): one allocation per action, and a snapshot
+    // writes every legal action of the position on every move.
+    let mut text = String::with_capacity(5);
+    push_square_name(action.from, &mut text);
+    push_square_name(action.to, &mut text);
     if let Some(role) = action.promotion {
         text.push(role.char());
     }
@@ -34,7 +37,7 @@ pub fn human(position: &Position, m: Move, candidates: &[Move]) -> String {
             text.push(file_char(m.from));
             text.push('x');
         }
-        text.push_str(&square_name(m.to));
+        push_square_name(m.to, &mut text);
         if m.promotion != PAWN {
             text.push('=');
             text.push(role_of(m.promotion).upper_char());
@@ -54,13 +57,13 @@ pub fn human(position: &Position, m: Move, candidates: &[Move]) -> String {
         } else if !same_rank {
             text.push(rank_char(m.from));
         } else {
-            text.push_str(&square_name(m.from));
+            push_square_name(m.from, &mut text);
         }
     }
     if capture {
         text.push('x');
     }
-    text.push_str(&square_name(m.to));
+    push_square_name(m.to, &mut text);
     text
 }
 

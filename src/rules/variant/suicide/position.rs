@@ -684,6 +684,11 @@ pub fn square_name(square: u8) -> String {
     Coord::new(square % 8, square / 8).name()
 }
 
+/// Appends the square's name to `out` (the notations build each action's text in one string).
+pub fn push_square_name(square: u8, out: &mut String) {
+    Coord::new(square % 8, square / 8).push_name(out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
