@@ -5,6 +5,7 @@
 
 mod browser;
 mod crash;
+mod loadtest;
 mod lobby;
 mod server;
 mod store;

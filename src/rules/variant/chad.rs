@@ -991,8 +991,8 @@ impl Rules for Chad {
                 machine: action.machine(),
                 human: before.action_to_human(&action),
                 squares: vec![
-                    SquareRef::main(action.from.name()),
-                    SquareRef::main(action.to.name()),
+                    SquareRef::main(action.from.label()),
+                    SquareRef::main(action.to.label()),
                 ],
                 rolls: Vec::new(),
                 effects,
@@ -1001,7 +1001,7 @@ impl Rules for Chad {
         let check = Color::ALL
             .into_iter()
             .filter(|&color| self.is_check(color))
-            .map(|color| SquareRef::main(self.king_square(color).name()))
+            .map(|color| SquareRef::main(self.king_square(color).label()))
             .collect();
         let mut legal_actions: Vec<String> = self
             .legal_actions()

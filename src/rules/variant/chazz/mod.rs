@@ -410,7 +410,7 @@ impl Chazz {
             human: format!("{}{}", last.san_body, self.check_mark()),
             squares: squares
                 .into_iter()
-                .map(|s| SquareRef::main(s.name()))
+                .map(|s| SquareRef::main(s.label()))
                 .collect(),
             rolls: Vec::new(),
             effects,
@@ -524,7 +524,7 @@ impl Rules for Chazz {
         legal_actions.sort_unstable();
         let check = if board::in_check(&self.board, self.turn) {
             board::king_square(&self.board, self.turn)
-                .map(|s| vec![SquareRef::main(s.name())])
+                .map(|s| vec![SquareRef::main(s.label())])
                 .unwrap_or_default()
         } else {
             Vec::new()

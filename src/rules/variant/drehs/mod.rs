@@ -1127,7 +1127,7 @@ impl Drehs {
             human: String::new(),
             squares: squares
                 .into_iter()
-                .map(|c| SquareRef::main(c.name()))
+                .map(|c| SquareRef::main(c.label()))
                 .collect(),
             rolls: report.rolls,
             effects: report.effects,

@@ -592,13 +592,13 @@ impl Duel {
         let mut effects = Vec::new();
         match *action {
             Action::Main { from, to, place } => {
-                squares.push(SquareRef::main(from.name()));
-                squares.push(SquareRef::main(to.name()));
+                squares.push(SquareRef::main(from.label()));
+                squares.push(SquareRef::main(to.label()));
                 if let Some(place) = place {
                     let mut victim_square = to;
                     if self.main.get(to).is_none() {
                         victim_square = Coord::new(to.file, from.rank);
-                        squares.push(SquareRef::main(victim_square.name()));
+                        squares.push(SquareRef::main(victim_square.label()));
                     }
                     squares.push(duel_ref(place));
                     effects.extend(self.duel_at(place).map(dies));
@@ -616,7 +616,7 @@ impl Duel {
                 squares.push(duel_ref(from));
                 squares.push(duel_ref(to));
                 if let Some(back) = back {
-                    squares.push(SquareRef::main(back.name()));
+                    squares.push(SquareRef::main(back.label()));
                     effects.extend(self.duel_at(to).map(dies));
                     if let Some(capturer) = self.duel_at(from) {
                         effects.push(format!(
@@ -812,7 +812,7 @@ impl Rules for Duel {
             .into_iter()
             .filter(|&color| Self::king_attacked(&self.main, color))
             .filter_map(|color| self.king_square(color))
-            .map(|c| SquareRef::main(c.name()))
+            .map(|c| SquareRef::main(c.label()))
             .collect();
         let legal_actions = self.sorted_machine();
         let has_action = !legal_actions.is_empty();

@@ -28,9 +28,10 @@ mod notation;
 mod position;
 
 use self::bitboard::{sliders, Squares};
-use self::position::{role_index, role_of, square_name, Move, MoveList, Position, PAWN};
+use self::position::{
+    role_index, role_of, square_coord, square_name, Move, MoveList, Position, PAWN,
+};
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
-use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef};
 use crate::rules::types::{Color, Role};
@@ -292,7 +293,7 @@ impl Rules for Suicide {
                     .piece_at(square)
                     .map(|(color, role)| PlacedPiece {
                         board: Cow::Borrowed("main"),
-                        square: Coord::new(square % 8, square / 8).label(),
+                        square: square_coord(square).label(),
                         color,
                         role: role_of(role),
                         stats: None,
@@ -316,7 +317,7 @@ impl Rules for Suicide {
                 squares: last
                     .squares
                     .iter()
-                    .map(|&square| SquareRef::main(square_name(square)))
+                    .map(|&square| SquareRef::main(square_coord(square).label()))
                     .collect(),
                 rolls: Vec::new(),
                 effects: last.effects.clone(),

@@ -362,7 +362,7 @@ impl Position {
         for square in Squares(self.occupied()) {
             if let Some((color, role)) = self.piece_at(square) {
                 let piece = Piece::new(color, role_of(role));
-                board.set(Coord::new(square % 8, square / 8), Some(piece));
+                board.set(square_coord(square), Some(piece));
             }
         }
         format!(
@@ -681,12 +681,17 @@ fn check_castling_field(field: &str) -> Result<(), ParsePositionError> {
 
 /// The name of a square index (`e4`).
 pub fn square_name(square: u8) -> String {
-    Coord::new(square % 8, square / 8).name()
+    square_coord(square).name()
 }
 
 /// Appends the square's name to `out` (the notations build each action's text in one string).
 pub fn push_square_name(square: u8, out: &mut String) {
-    Coord::new(square % 8, square / 8).push_name(out);
+    square_coord(square).push_name(out);
+}
+
+/// The square index (0 = a1, 63 = h8) as file and rank.
+pub fn square_coord(square: u8) -> Coord {
+    Coord::new(square % 8, square / 8)
 }
 
 #[cfg(test)]

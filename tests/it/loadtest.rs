@@ -1,0 +1,34 @@
+//! The load tool against a real server: it sets its games up, plays them through the real
+//! WebSocket API (Do-Or-Die Chazz, whose forced passes the server plays itself, so the tool's
+//! echo of one is refused as a duplicate and must not count as an error), replaces the games
+//! that end, and reads the server's figures. Speeds are measured by running the tool, not here.
+
+use crate::server::{fast_settings, TestServer};
+use oddboard::loadtest::{run, LoadOptions};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_tool_plays_games_and_reports() {
+    let server = TestServer::start(fast_settings()).await;
+    let report = run(LoadOptions {
+        addr: server.addr.clone(),
+        games: 4,
+        duration: Duration::from_secs(3),
+        rate: None,
+        variant: "chazz".into(),
+        idle: 3,
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.moves > 0, "{report}");
+    assert!(
+        report.p50_ms > 0.0 && report.p50_ms <= report.p99_ms,
+        "{report}"
+    );
+    // Sampled while the run was on: two sockets per game, the idle game's two and its three
+    // spectators.
+    assert!(report.connections_held >= 4 * 2 + 2 + 3, "{report}");
+    assert!(report.server_rss_bytes.is_some_and(|b| b > 0), "{report}");
+    server.stop().await;
+}
