@@ -721,6 +721,37 @@ async fn a_bad_row_does_not_sink_its_batch(pool: PgPool) -> Result<(), StoreErro
     Ok(())
 }
 
+/// The game reference is checked per statement (migration 0004): a batch whose rows all name
+/// unknown games stores nothing, and deleting a game still deletes its actions.
+#[sqlx::test(migrations = "./migrations")]
+async fn actions_need_their_game_and_go_with_it(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let kept = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let deleted = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    store
+        .append_actions(&[action(kept, 1), action(deleted, 1), action(deleted, 2)])
+        .await?;
+
+    let orphans = store
+        .append_actions(&[action(Uuid::new_v4(), 1), action(Uuid::new_v4(), 1)])
+        .await?;
+    assert!(
+        orphans.iter().all(|r| matches!(r, Err(StoreError::NotFound))),
+        "{orphans:?}"
+    );
+    assert_eq!(count_actions(&store).await, 3);
+
+    sqlx::query("delete from game where game_id = $1")
+        .bind(deleted)
+        .execute(store.pool())
+        .await?;
+    assert_eq!(count_actions(&store).await, 1);
+    assert!(store.load_game(kept).await?.is_some());
+    Ok(())
+}
+
 #[sqlx::test(migrations = "./migrations")]
 async fn an_empty_batch_is_a_no_op(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
