@@ -142,7 +142,7 @@ impl Client {
         // dominate the load tool's memory with thousands of sockets. Nagle's algorithm off
         // (the last argument): game messages are small and latency-bound.
         let config = WebSocketConfig::default()
-            .read_buffer_size(8 * 1024)
+            .read_buffer_size(2048)
             .write_buffer_size(8 * 1024);
         let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true)
             .await

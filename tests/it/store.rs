@@ -738,7 +738,9 @@ async fn actions_need_their_game_and_go_with_it(pool: PgPool) -> Result<(), Stor
         .append_actions(&[action(Uuid::new_v4(), 1), action(Uuid::new_v4(), 1)])
         .await?;
     assert!(
-        orphans.iter().all(|r| matches!(r, Err(StoreError::NotFound))),
+        orphans
+            .iter()
+            .all(|r| matches!(r, Err(StoreError::NotFound))),
         "{orphans:?}"
     );
     assert_eq!(count_actions(&store).await, 3);
