@@ -94,7 +94,13 @@ fn loadtest(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
+    // One thread: the tool shares the machine's two cores with the server and PostgreSQL,
+    // and uses well under one core itself; a work-stealing pool only added cross-thread
+    // wake-ups to every move.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("cannot start the async runtime: {e}");

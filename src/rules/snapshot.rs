@@ -56,9 +56,9 @@ pub struct BoardSpec {
     pub files: u8,
     pub ranks: u8,
     /// Labels of the files, left to right from White's side (`a`, `b`, …).
-    pub file_labels: Vec<String>,
+    pub file_labels: Vec<Label>,
     /// Labels of the ranks, bottom to top from White's side (`1`, `2`, …).
-    pub rank_labels: Vec<String>,
+    pub rank_labels: Vec<Label>,
     /// Squares inside the rectangle that do not exist.
     pub holes: Vec<String>,
     /// Squares with a special meaning, such as Chad's castles and walls.
@@ -74,15 +74,37 @@ impl BoardSpec {
             id: id.to_string(),
             files,
             ranks,
-            file_labels: (0..files)
-                .map(|f| char::from(b'a' + f).to_string())
-                .collect(),
-            rank_labels: (1..=ranks).map(|r| r.to_string()).collect(),
+            // Shared text: every move's snapshot describes its boards.
+            file_labels: (0..files).map(|f| file_label(usize::from(f))).collect(),
+            rank_labels: (0..ranks).map(|r| rank_label(usize::from(r))).collect(),
             holes: Vec::new(),
             zones: Vec::new(),
             checkered: true,
         }
     }
+}
+
+/// The label of the file at `index` (from 0): `a`, `b`, …
+fn file_label(index: usize) -> Label {
+    const FILES: [&str; 26] = [
+        "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r",
+        "s", "t", "u", "v", "w", "x", "y", "z",
+    ];
+    FILES.get(index).map_or_else(
+        || Cow::Owned(format!("file{}", index + 1)),
+        |&f| Cow::Borrowed(f),
+    )
+}
+
+/// The label of the rank at `index` (from 0): `1`, `2`, …
+fn rank_label(index: usize) -> Label {
+    const RANKS: [&str; 16] = [
+        "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
+    ];
+    RANKS.get(index).map_or_else(
+        || Cow::Owned((index + 1).to_string()),
+        |&r| Cow::Borrowed(r),
+    )
 }
 
 /// A named set of squares on one board, optionally owned by a colour.

@@ -778,7 +778,7 @@ impl Rules for Duel {
         let mut main_spec = BoardSpec::rectangle("main", 5, 7);
         main_spec.holes = vec![HOLE.name()];
         let mut duel_spec = BoardSpec::rectangle("duel", 3, 3);
-        duel_spec.file_labels = ["X", "Y", "Z"].map(str::to_string).to_vec();
+        duel_spec.file_labels = ["X", "Y", "Z"].map(Cow::Borrowed).to_vec();
         let frozen = !self.duel_is_active();
         let mut pieces: Vec<PlacedPiece> = self
             .main
