@@ -15,6 +15,7 @@
 use super::auth::{CurrentUser, MaybeUser};
 use super::error::ApiError;
 use super::protocol::ErrorMsg;
+use super::ws::{with_socket_limits, MAX_CLIENT_MESSAGE};
 use super::AppState;
 use crate::game::lobby::{
     LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, SeekRequest, Which,
@@ -30,11 +31,6 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
-
-/// Longest client message on the lobby socket.
-const MAX_CLIENT_MESSAGE: usize = 4 * 1024;
-/// Frames beyond this close the connection at the protocol level.
-const MAX_FRAME: usize = 64 * 1024;
 
 fn lobby_user(user: &User) -> LobbyUser {
     LobbyUser {
@@ -355,28 +351,25 @@ pub async fn lobby_socket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let user = lobby_user(&user);
-    upgrade
-        .max_message_size(MAX_FRAME)
-        .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| async move {
-            let metrics = state.games.metrics().clone();
-            metrics.connections.fetch_add(1, Ordering::Relaxed);
-            match state.lobby.connect(user.clone()).await {
-                Ok(connection) => {
-                    let id = connection.id;
-                    if let Err(e) = serve_socket(socket, &state, &user, connection).await {
-                        tracing::debug!(cause = %e, "lobby socket closed");
-                    }
-                    state.lobby.disconnect(user.user_id, id).await;
+    with_socket_limits(upgrade).on_upgrade(move |socket| async move {
+        let metrics = state.games.metrics().clone();
+        metrics.connections.fetch_add(1, Ordering::Relaxed);
+        match state.lobby.connect(user.clone()).await {
+            Ok(connection) => {
+                let id = connection.id;
+                if let Err(e) = serve_socket(socket, &state, &user, connection).await {
+                    tracing::debug!(cause = %e, "lobby socket closed");
                 }
-                Err(e) => {
-                    let (mut sink, _) = socket.split();
-                    let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
-                    let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
-                }
+                state.lobby.disconnect(user.user_id, id).await;
             }
-            metrics.connections.fetch_sub(1, Ordering::Relaxed);
-        })
+            Err(e) => {
+                let (mut sink, _) = socket.split();
+                let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
+                let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
+            }
+        }
+        metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    })
 }
 
 async fn serve_socket(

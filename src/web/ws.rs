@@ -4,6 +4,9 @@
 //! On connect (`?v=N` to resume after version N) the client gets the events it missed, or a
 //! full snapshot. Frames are parsed into [`ClientMsg`]; anything wrong is answered with an
 //! error message on this socket only and changes nothing.
+//!
+//! It also owns the frame limits and buffer sizes that every socket the server accepts
+//! shares, the lobby's included ([`with_socket_limits`]).
 
 use super::auth::MaybeUser;
 use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
@@ -19,7 +22,8 @@ use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
-/// Longest client message we read; longer ones get `frame_too_large` and are ignored.
+/// Longest client message we read (game and lobby sockets, and a lobby command over HTTP);
+/// longer ones get `frame_too_large` and are ignored.
 pub const MAX_CLIENT_MESSAGE: usize = 4 * 1024;
 /// Frames beyond this close the connection at the protocol level.
 const MAX_FRAME: usize = 64 * 1024;
@@ -48,21 +52,25 @@ pub async fn game_socket(
         return super::error::ApiError::NotFound("game_not_found").into_response();
     };
     let viewer = user.map(|u| u.user_id);
+    with_socket_limits(upgrade).on_upgrade(move |socket| async move {
+        let metrics = state.games.metrics().clone();
+        metrics.connections.fetch_add(1, Ordering::Relaxed);
+        handle.presence(viewer, true).await;
+        if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v).await {
+            tracing::debug!(cause = %e, "game socket closed");
+        }
+        handle.presence(viewer, false).await;
+        metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    })
+}
+
+/// The frame limits and buffer sizes of every WebSocket the server accepts (game and lobby).
+pub(super) fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
     upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .read_buffer_size(SOCKET_READ_CHUNK)
         .write_buffer_size(SOCKET_WRITE_BUFFER)
-        .on_upgrade(move |socket| async move {
-            let metrics = state.games.metrics().clone();
-            metrics.connections.fetch_add(1, Ordering::Relaxed);
-            handle.presence(viewer, true).await;
-            if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v).await {
-                tracing::debug!(cause = %e, "game socket closed");
-            }
-            handle.presence(viewer, false).await;
-            metrics.connections.fetch_sub(1, Ordering::Relaxed);
-        })
 }
 
 async fn send_text(

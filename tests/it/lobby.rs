@@ -817,6 +817,23 @@ async fn the_json_forms_over_the_socket_and_http() {
         .unwrap_or_else(|e| panic!("{e}"));
     let error = alice.event("error", |_| true).await;
     assert_eq!(error["code"], "unknown_message");
+    // Over 4 KiB (read over several of the socket's 1 KiB reads): refused, and the socket
+    // goes on.
+    let long_line = format!("sought {}", "x".repeat(5000));
+    alice
+        .socket
+        .send(&json!({ "t": "command", "line": long_line }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = alice.event("error", |_| true).await;
+    assert_eq!(error["code"], "frame_too_large");
+    alice
+        .socket
+        .send(&json!({ "t": "command", "line": "sought all", "ref": "after" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reply = alice.event("reply", |r| r["ref"] == "after").await;
+    assert_eq!(reply["ok"], true, "{reply}");
     // POST /api/lobby takes the same JSON.
     let response = bob
         .client
