@@ -52,6 +52,26 @@ impl Coord {
         }
     }
 
+    /// The name of file `file` (`a`, `b`, …) as a label: the letters of [`Coord::label`].
+    pub fn file_label(file: u8) -> Label {
+        match Coord::new(file, 0).label() {
+            Cow::Borrowed(name) => {
+                Cow::Borrowed(name.trim_end_matches(|c: char| c.is_ascii_digit()))
+            }
+            Cow::Owned(name) => {
+                Cow::Owned(name.trim_end_matches(|c: char| c.is_ascii_digit()).into())
+            }
+        }
+    }
+
+    /// The name of rank `rank` (`1`, `2`, …) as a label: the digits of [`Coord::label`].
+    pub fn rank_label(rank: u8) -> Label {
+        match Coord::new(0, rank).label() {
+            Cow::Borrowed(name) => Cow::Borrowed(&name[1..]),
+            Cow::Owned(name) => Cow::Owned(name[1..].into()),
+        }
+    }
+
     /// Appends the name to `out`. Built by hand: snapshots name every piece and every legal
     /// action's squares on every move, and the formatting machinery costs several times more
     /// than these two or three bytes.
@@ -427,6 +447,19 @@ mod tests {
             }
         }
         assert!(matches!(Coord::new(4, 3).label(), Cow::Borrowed("e4")));
+        for file in 0..30 {
+            let name = Coord::new(file, 0).name();
+            assert_eq!(
+                Coord::file_label(file),
+                name[..name.len() - 1],
+                "file {file}"
+            );
+        }
+        for rank in 0..20 {
+            assert_eq!(Coord::rank_label(rank), (u32::from(rank) + 1).to_string());
+        }
+        assert!(matches!(Coord::file_label(11), Cow::Borrowed("l")));
+        assert!(matches!(Coord::rank_label(11), Cow::Borrowed("12")));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! tenth of the size, and a client brings its copy up to date by replacing data
 //! ([`Snapshot::apply`]), still without any rule of its own.
 
+use super::geometry::Coord;
 use super::outcome::Outcome;
 use super::types::{Color, Role};
 use super::Variant;
@@ -75,36 +76,13 @@ impl BoardSpec {
             files,
             ranks,
             // Shared text: every move's snapshot describes its boards.
-            file_labels: (0..files).map(|f| file_label(usize::from(f))).collect(),
-            rank_labels: (0..ranks).map(|r| rank_label(usize::from(r))).collect(),
+            file_labels: (0..files).map(Coord::file_label).collect(),
+            rank_labels: (0..ranks).map(Coord::rank_label).collect(),
             holes: Vec::new(),
             zones: Vec::new(),
             checkered: true,
         }
     }
-}
-
-/// The label of the file at `index` (from 0): `a`, `b`, …
-fn file_label(index: usize) -> Label {
-    const FILES: [&str; 26] = [
-        "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r",
-        "s", "t", "u", "v", "w", "x", "y", "z",
-    ];
-    FILES.get(index).map_or_else(
-        || Cow::Owned(format!("file{}", index + 1)),
-        |&f| Cow::Borrowed(f),
-    )
-}
-
-/// The label of the rank at `index` (from 0): `1`, `2`, …
-fn rank_label(index: usize) -> Label {
-    const RANKS: [&str; 16] = [
-        "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
-    ];
-    RANKS.get(index).map_or_else(
-        || Cow::Owned((index + 1).to_string()),
-        |&r| Cow::Borrowed(r),
-    )
 }
 
 /// A named set of squares on one board, optionally owned by a colour.
