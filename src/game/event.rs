@@ -130,9 +130,8 @@ impl EventLog {
     /// full log on each of the thousands of games that end every minute under load would
     /// hold most of the server's memory.
     pub fn keep_last(&mut self, keep: usize) {
-        while self.recent.len() > keep {
-            self.recent.pop_front();
-        }
+        let forgotten = self.recent.len().saturating_sub(keep);
+        self.recent.drain(..forgotten);
         self.recent.shrink_to_fit();
     }
 

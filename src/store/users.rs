@@ -118,22 +118,8 @@ impl Store {
         Ok(())
     }
 
-    /// The user logged in with this token hash, or `None` if there is no such session or it
-    /// expired at or before `now`.
-    ///
-    /// # Errors
-    /// Database failures only.
-    #[tracing::instrument(skip(self, token_hash))]
-    pub async fn session_user(
-        &self,
-        token_hash: &[u8],
-        now: DateTime<Utc>,
-    ) -> Result<Option<User>, StoreError> {
-        Ok(self.session(token_hash, now).await?.map(|s| s.user))
-    }
-
-    /// [`Store::session_user`] with the session's expiry, for callers that keep sessions in
-    /// memory for a while.
+    /// The session with this token hash and its user, or `None` if there is no such session
+    /// or it expired at or before `now`.
     ///
     /// # Errors
     /// Database failures only.
@@ -180,7 +166,7 @@ impl Store {
     }
 
     /// Deletes every session that expired at or before `now`; returns how many. For a
-    /// periodic clean-up task: expired rows are already ignored by [`Store::session_user`].
+    /// periodic clean-up task: expired rows are already ignored by [`Store::session`].
     ///
     /// # Errors
     /// Database failures only.

@@ -164,12 +164,21 @@ async fn session_lifecycle(pool: PgPool) -> Result<(), StoreError> {
 
     store.create_session(alice.user_id, &token, at(100)).await?;
 
-    assert_eq!(store.session_user(&token, at(99)).await?, Some(alice));
-    assert_eq!(store.session_user(&token, at(100)).await?, None, "expired");
-    assert_eq!(store.session_user(&token_hash(2), at(0)).await?, None);
+    let session = store.session(&token, at(99)).await?;
+    assert_eq!(session.as_ref().map(|s| s.expires_at), Some(at(100)));
+    assert_eq!(session.map(|s| s.user), Some(alice));
+    assert_eq!(
+        store.session(&token, at(100)).await?.map(|s| s.user),
+        None,
+        "expired"
+    );
+    assert_eq!(
+        store.session(&token_hash(2), at(0)).await?.map(|s| s.user),
+        None
+    );
 
     store.delete_session(&token).await?;
-    assert_eq!(store.session_user(&token, at(0)).await?, None);
+    assert_eq!(store.session(&token, at(0)).await?.map(|s| s.user), None);
     // Logging out twice is harmless.
     store.delete_session(&token).await?;
     Ok(())
@@ -188,8 +197,15 @@ async fn expired_sessions_are_purged(pool: PgPool) -> Result<(), StoreError> {
 
     assert_eq!(store.delete_expired_sessions(at(150)).await?, 1);
 
-    assert_eq!(store.session_user(&token_hash(1), at(0)).await?, None);
-    assert!(store.session_user(&token_hash(2), at(0)).await?.is_some());
+    assert_eq!(
+        store.session(&token_hash(1), at(0)).await?.map(|s| s.user),
+        None
+    );
+    assert!(store
+        .session(&token_hash(2), at(0))
+        .await?
+        .map(|s| s.user)
+        .is_some());
     Ok(())
 }
 
