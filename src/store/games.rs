@@ -7,14 +7,15 @@
 //!
 //! Actions are appended in batches ([`Store::append_actions`]), normally through the
 //! group-commit [`super::ActionWriter`]: one multi-row `insert … select from unnest(…)` per
-//! batch, with duplicates reported per entry rather than failing the batch.
+//! batch. A bad row (a ply already stored, an unknown game) is reported for its own entry
+//! after a row-by-row retry, rather than failing the whole batch.
 
 use super::{Store, StoreError};
 use crate::rules::{Color, EndReason, Outcome, Variant};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::PgExecutor;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use uuid::Uuid;
@@ -650,9 +651,13 @@ impl Store {
     /// [`StoreError::DuplicatePly`] if that game already had that ply (or an earlier entry of
     /// the same batch took it). The other rows commit regardless.
     ///
-    /// If some row breaks another rule (unknown game, ply below 1), the single statement
-    /// fails as a whole; the batch is then retried row by row, each under its own savepoint,
-    /// so only the bad rows fail ([`StoreError::NotFound`] for an unknown game).
+    /// The fast path is a plain insert: no `on conflict` (whose speculative insertion probes
+    /// the key index and writes a second WAL record for every row) and no `returning`. The
+    /// game actors never send a ply twice, so a batch with a duplicate, like one with any
+    /// other bad row (unknown game, ply below 1), is rare: that single statement fails as a
+    /// whole, and the batch is retried row by row, each under its own savepoint, so only the
+    /// bad rows fail ([`StoreError::DuplicatePly`], or [`StoreError::NotFound`] for an
+    /// unknown game).
     ///
     /// # Errors
     /// The outer `Err` means the transaction itself failed (connection lost…): no entry was
@@ -667,7 +672,7 @@ impl Store {
         }
         // A single statement is a transaction of its own: no BEGIN/COMMIT round trips.
         match insert_actions(&self.pool, actions).await {
-            Ok(inserted) => Ok(mark_duplicates(actions, inserted)),
+            Ok(()) => Ok(actions.iter().map(|_| Ok(())).collect()),
             Err(err) if err.as_database_error().is_some() => {
                 tracing::warn!(cause = %err, "batch insert failed; retrying row by row");
                 self.append_actions_one_by_one(actions).await
@@ -686,13 +691,22 @@ impl Store {
         for action in actions {
             let mut savepoint = sqlx::Acquire::begin(&mut *tx).await?;
             match insert_actions(&mut *savepoint, std::slice::from_ref(action)).await {
-                Ok(inserted) => {
+                Ok(()) => {
                     savepoint.commit().await?;
-                    results.extend(mark_duplicates(std::slice::from_ref(action), inserted));
+                    results.push(Ok(()));
                 }
                 Err(err) if err.as_database_error().is_some() => {
                     savepoint.rollback().await?;
-                    results.push(Err(StoreError::from_sqlx(err)));
+                    let duplicate = err.as_database_error().and_then(|db| db.constraint())
+                        == Some("game_action_pkey");
+                    results.push(Err(if duplicate {
+                        StoreError::DuplicatePly {
+                            game_id: action.game_id,
+                            ply: action.ply,
+                        }
+                    } else {
+                        StoreError::from_sqlx(err)
+                    }));
                 }
                 Err(err) => return Err(err.into()),
             }
@@ -703,12 +717,12 @@ impl Store {
 }
 
 /// The multi-row insert: one array per column, zipped by `unnest`, so any number of rows is
-/// one statement with seven parameters. Returns the keys actually inserted; conflicting rows
-/// are skipped, not errors.
+/// one statement with seven parameters. Any bad row (a key already taken included) fails the
+/// whole statement.
 async fn insert_actions<'e>(
     executor: impl PgExecutor<'e>,
     actions: &[NewAction],
-) -> Result<HashSet<(Uuid, i32)>, sqlx::Error> {
+) -> Result<(), sqlx::Error> {
     let game_ids: Vec<Uuid> = actions.iter().map(|a| a.game_id).collect();
     let plies: Vec<i32> = actions.iter().map(|a| a.ply).collect();
     let machines: Vec<&str> = actions.iter().map(|a| a.machine.as_str()).collect();
@@ -716,12 +730,10 @@ async fn insert_actions<'e>(
     let white_ms: Vec<Option<i64>> = actions.iter().map(|a| a.white_ms).collect();
     let black_ms: Vec<Option<i64>> = actions.iter().map(|a| a.black_ms).collect();
     let rolls: Vec<Option<&serde_json::Value>> = actions.iter().map(|a| a.rolls.as_ref()).collect();
-    let rows: Vec<(Uuid, i32)> = sqlx::query_as(
+    sqlx::query(
         "insert into game_action (game_id, ply, machine, human, white_ms, black_ms, rolls) \
          select * from unnest($1::uuid[], $2::int4[], $3::text[], $4::text[], \
-                              $5::int8[], $6::int8[], $7::jsonb[]) \
-         on conflict on constraint game_action_pkey do nothing \
-         returning game_id, ply",
+                              $5::int8[], $6::int8[], $7::jsonb[])",
     )
     .bind(&game_ids)
     .bind(&plies)
@@ -730,30 +742,9 @@ async fn insert_actions<'e>(
     .bind(&white_ms)
     .bind(&black_ms)
     .bind(&rolls)
-    .fetch_all(executor)
+    .execute(executor)
     .await?;
-    Ok(rows.into_iter().collect())
-}
-
-/// One result per entry: `Ok` for the first entry with each inserted key, `DuplicatePly` for
-/// the rest (already stored, or repeated within the batch, where the first one won).
-fn mark_duplicates(
-    actions: &[NewAction],
-    mut inserted: HashSet<(Uuid, i32)>,
-) -> Vec<Result<(), StoreError>> {
-    actions
-        .iter()
-        .map(|a| {
-            if inserted.remove(&(a.game_id, a.ply)) {
-                Ok(())
-            } else {
-                Err(StoreError::DuplicatePly {
-                    game_id: a.game_id,
-                    ply: a.ply,
-                })
-            }
-        })
-        .collect()
+    Ok(())
 }
 
 #[cfg(test)]
