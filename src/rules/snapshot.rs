@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::sync::{Arc, OnceLock};
 
 /// The name of a board or square in a snapshot: usually static text shared by every snapshot
 /// (`main`, `e4`: see [`crate::rules::geometry::Coord::label`]), so naming each piece's square
@@ -30,8 +31,10 @@ pub struct Snapshot {
     pub variant: Variant,
     /// The position in the variant's position notation.
     pub position: String,
-    /// Every board of the variant, the main board first.
-    pub boards: Vec<BoardSpec>,
+    /// Every board of the variant, the main board first. The boards of a variant never
+    /// change, so every snapshot shares one copy ([`shared_boards`]) instead of describing
+    /// them afresh on each move.
+    pub boards: Arc<[BoardSpec]>,
     /// Every piece on any board.
     pub pieces: Vec<PlacedPiece>,
     pub turn: Color,
@@ -83,6 +86,15 @@ impl BoardSpec {
             checkered: true,
         }
     }
+}
+
+/// The boards of a variant, built by `build` on first use and shared by every snapshot after
+/// that: a variant keeps them in a `static` cell of its own.
+pub fn shared_boards(
+    cell: &'static OnceLock<Arc<[BoardSpec]>>,
+    build: impl FnOnce() -> Vec<BoardSpec>,
+) -> Arc<[BoardSpec]> {
+    Arc::clone(cell.get_or_init(|| build().into()))
 }
 
 /// A named set of squares on one board, optionally owned by a colour.

@@ -33,10 +33,10 @@ use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
     parse_square_prefix, Coord, Mailbox, Shape, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
-use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
+use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Files and ranks of the board.
 const SIZE: u8 = 12;
@@ -726,6 +726,26 @@ fn validate_men(board: &Cells) -> Result<[Coord; 2], ParsePositionError> {
     }
 }
 
+/// Chad's board: uncheckered, with each side's castle and wall marked as zones.
+fn chad_board() -> Vec<BoardSpec> {
+    let mut board = BoardSpec::rectangle("main", SIZE, SIZE);
+    board.checkered = false;
+    let names = |squares: Vec<Coord>| squares.into_iter().map(Coord::name).collect();
+    for color in Color::ALL {
+        board.zones.push(Zone {
+            kind: "castle".to_string(),
+            color: Some(color),
+            squares: names(castle_squares(color)),
+        });
+        board.zones.push(Zone {
+            kind: "wall".to_string(),
+            color: Some(color),
+            squares: names(wall_squares(color)),
+        });
+    }
+    vec![board]
+}
+
 impl Rules for Chad {
     type Action = ChadMove;
 
@@ -942,21 +962,7 @@ impl Rules for Chad {
     }
 
     fn snapshot(&self) -> Snapshot {
-        let mut board = BoardSpec::rectangle("main", SIZE, SIZE);
-        board.checkered = false;
-        let names = |squares: Vec<Coord>| squares.into_iter().map(Coord::name).collect();
-        for color in Color::ALL {
-            board.zones.push(Zone {
-                kind: "castle".to_string(),
-                color: Some(color),
-                squares: names(castle_squares(color)),
-            });
-            board.zones.push(Zone {
-                kind: "wall".to_string(),
-                color: Some(color),
-                squares: names(wall_squares(color)),
-            });
-        }
+        static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let pieces = self
             .board
             .occupied()
@@ -1012,7 +1018,7 @@ impl Rules for Chad {
         Snapshot {
             variant: Variant::Chad,
             position: self.position(),
-            boards: vec![board],
+            boards: shared_boards(&BOARDS, chad_board),
             pieces,
             turn: self.turn,
             ply: self.ply,

@@ -26,12 +26,14 @@ mod notation;
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
-use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef};
+use crate::rules::snapshot::{
+    shared_boards, BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef,
+};
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{Rules, Variant};
 use board::Board;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// One action of Do-Or-Die Chazz.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -518,6 +520,7 @@ impl Rules for Chazz {
     }
 
     fn snapshot(&self) -> Snapshot {
+        static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let status = self.status();
         let mut legal_actions: Vec<String> =
             status.actions.iter().map(notation::to_machine).collect();
@@ -532,7 +535,9 @@ impl Rules for Chazz {
         Snapshot {
             variant: Variant::Chazz,
             position: self.position(),
-            boards: vec![BoardSpec::rectangle("main", board::FILES, board::RANKS)],
+            boards: shared_boards(&BOARDS, || {
+                vec![BoardSpec::rectangle("main", board::FILES, board::RANKS)]
+            }),
             pieces: self
                 .board
                 .occupied()

@@ -26,13 +26,14 @@ use crate::rules::geometry::{
     Coord, Mailbox, Shape, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    BoardSpec, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll, SquareRef,
+    shared_boards, BoardSpec, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll, SquareRef,
 };
 use crate::rules::{
     Color, EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Piece, Role,
     Rules, Snapshot, Variant,
 };
 use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 /// The highest armor any piece can have (the king's cap).
 const MAX_ARMOR: u32 = 19;
@@ -1219,6 +1220,7 @@ impl Rules for Drehs {
     }
 
     fn snapshot(&self) -> Snapshot {
+        static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let pieces = self
             .board
             .occupied()
@@ -1273,7 +1275,7 @@ impl Rules for Drehs {
         Snapshot {
             variant: Variant::Drehs,
             position: self.position(),
-            boards: vec![BoardSpec::rectangle("main", 8, 8)],
+            boards: shared_boards(&BOARDS, || vec![BoardSpec::rectangle("main", 8, 8)]),
             pieces,
             turn: self.turn,
             ply: self.ply(),

@@ -28,7 +28,9 @@ mod notation;
 pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse_main_square};
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
-use crate::rules::snapshot::{BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef};
+use crate::rules::snapshot::{
+    shared_boards, BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
+};
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{
     EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Rules, Snapshot,
@@ -36,7 +38,7 @@ use crate::rules::{
 };
 use moves::{Landing, PawnRights};
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The Main board's hole.
 pub const HOLE: Coord = Coord::new(2, 3);
@@ -775,10 +777,7 @@ impl Rules for Duel {
     }
 
     fn snapshot(&self) -> Snapshot {
-        let mut main_spec = BoardSpec::rectangle("main", 5, 7);
-        main_spec.holes = vec![HOLE.name()];
-        let mut duel_spec = BoardSpec::rectangle("duel", 3, 3);
-        duel_spec.file_labels = ["X", "Y", "Z"].map(Cow::Borrowed).to_vec();
+        static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let frozen = !self.duel_is_active();
         let mut pieces: Vec<PlacedPiece> = self
             .main
@@ -819,7 +818,13 @@ impl Rules for Duel {
         Snapshot {
             variant: Variant::Duel,
             position: self.position(),
-            boards: vec![main_spec, duel_spec],
+            boards: shared_boards(&BOARDS, || {
+                let mut main_spec = BoardSpec::rectangle("main", 5, 7);
+                main_spec.holes = vec![HOLE.name()];
+                let mut duel_spec = BoardSpec::rectangle("duel", 3, 3);
+                duel_spec.file_labels = ["X", "Y", "Z"].map(Cow::Borrowed).to_vec();
+                vec![main_spec, duel_spec]
+            }),
             pieces,
             turn: self.turn,
             ply: self.ply,

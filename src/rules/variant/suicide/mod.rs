@@ -33,11 +33,12 @@ use self::position::{
 };
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
-use crate::rules::snapshot::{BoardSpec, LastAction, PlacedPiece, SquareRef};
+use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef};
 use crate::rules::types::{Color, Role};
 use crate::rules::{Rules, Snapshot, Variant};
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
 
 /// A Suicide move: from and to squares (0 = a1 … 63 = h8) and the promotion, if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -287,6 +288,7 @@ impl Rules for Suicide {
     }
 
     fn snapshot(&self) -> Snapshot {
+        static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let pieces = Squares(self.position.occupied())
             .filter_map(|square| {
                 self.position
@@ -307,7 +309,7 @@ impl Rules for Suicide {
         Snapshot {
             variant: Variant::Suicide,
             position: self.position(),
-            boards: vec![BoardSpec::rectangle("main", 8, 8)],
+            boards: shared_boards(&BOARDS, || vec![BoardSpec::rectangle("main", 8, 8)]),
             pieces,
             turn: self.position.turn,
             ply: self.ply(),
