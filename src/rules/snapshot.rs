@@ -211,6 +211,26 @@ fn square_of(piece: &PlacedPiece) -> (&str, &str) {
     (&piece.board, &piece.square)
 }
 
+/// [`square_of`] order, compared without a call to `memcmp` per label: labels are a few
+/// bytes long (`main`, `e4`) and usually the very same static text, and sorting a position's
+/// pieces on every move of a live game compares them a few hundred times.
+fn square_order(a: &PlacedPiece, b: &PlacedPiece) -> Ordering {
+    label_order(&a.board, &b.board).then_with(|| label_order(&a.square, &b.square))
+}
+
+/// Byte order of two labels, as `str::cmp` gives it.
+fn label_order(a: &str, b: &str) -> Ordering {
+    if std::ptr::eq(a, b) {
+        return Ordering::Equal;
+    }
+    for (x, y) in a.bytes().zip(b.bytes()) {
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 fn square_ref(piece: &PlacedPiece) -> SquareRef {
     SquareRef {
         board: piece.board.clone(),
@@ -226,11 +246,10 @@ impl Snapshot {
     /// already is, as the pieces this returns are): a few dozen string comparisons, cheaper
     /// than hashing every piece on each move of a live game.
     pub fn into_update(mut self, previous: &[PlacedPiece]) -> (SnapshotUpdate, Vec<PlacedPiece>) {
-        self.pieces
-            .sort_unstable_by(|a, b| square_of(a).cmp(&square_of(b)));
+        self.pieces.sort_unstable_by(square_order);
         let mut before: Vec<&PlacedPiece> = previous.iter().collect();
-        if !before.is_sorted_by_key(|p| square_of(p)) {
-            before.sort_unstable_by(|a, b| square_of(a).cmp(&square_of(b)));
+        if !before.is_sorted_by(|a, b| square_order(a, b) != Ordering::Greater) {
+            before.sort_unstable_by(|a, b| square_order(a, b));
         }
         let mut placed = Vec::new();
         let mut removed = Vec::new();
@@ -240,7 +259,7 @@ impl Snapshot {
                 (None, None) => break,
                 (Some(_), None) => Ordering::Less,
                 (None, Some(_)) => Ordering::Greater,
-                (Some(o), Some(n)) => square_of(o).cmp(&square_of(n)),
+                (Some(o), Some(n)) => square_order(o, n),
             };
             match order {
                 // A square emptied.
@@ -291,5 +310,25 @@ impl Snapshot {
         self.check.clone_from(&update.check);
         self.legal_actions.clone_from(&update.legal_actions);
         self.outcome = update.outcome;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_compare_as_their_bytes_do() {
+        let labels = [
+            "", "a", "a1", "a10", "a2", "b1", "duel", "main", "X", "e4", "castle", "castles",
+        ];
+        for a in labels {
+            for b in labels {
+                // A copy, so that equal labels are not always the same text in memory.
+                let copy: String = b.chars().collect();
+                assert_eq!(label_order(a, &copy), a.cmp(b), "{a} vs {b}");
+                assert_eq!(label_order(a, b), a.cmp(b), "{a} vs {b}");
+            }
+        }
     }
 }
