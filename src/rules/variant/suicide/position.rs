@@ -12,6 +12,7 @@ use super::bitboard::{
 use crate::rules::error::ParsePositionError;
 use crate::rules::geometry::{Coord, Mailbox, Shape};
 use crate::rules::types::{Color, Piece, Role};
+use std::fmt::Write as _;
 
 /// Role indices into [`Position::by_role`]. Index 0 (the pawn) doubles as "no promotion" in
 /// [`Move::promotion`], since nothing promotes to a pawn.
@@ -356,23 +357,41 @@ impl Position {
         }
     }
 
-    /// Writes the FEN. Castling is always `-`.
+    /// Writes the FEN. Castling is always `-`. Written straight from the bitboards into one
+    /// string: a live game sends the position with every move.
     pub fn fen(&self) -> String {
-        let mut board: Mailbox<Piece> = Mailbox::empty(Shape::rectangle(8, 8));
-        for square in Squares(self.occupied()) {
-            if let Some((color, role)) = self.piece_at(square) {
-                let piece = Piece::new(color, role_of(role));
-                board.set(square_coord(square), Some(piece));
+        let mut fen = String::with_capacity(96);
+        for rank in (0..8u8).rev() {
+            let mut empty = 0u8;
+            for file in 0..8u8 {
+                match self.piece_at(rank * 8 + file) {
+                    Some((color, role)) => {
+                        if empty > 0 {
+                            fen.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        fen.push(Piece::new(color, role_of(role)).fen_char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                fen.push('/');
             }
         }
-        format!(
-            "{} {} - {} {} {}",
-            board.placement(|p| p.fen_char()),
-            self.turn.fen_char(),
-            self.ep.map_or_else(|| "-".to_string(), square_name),
-            self.halfmove,
-            self.fullmove
-        )
+        fen.push(' ');
+        fen.push(self.turn.fen_char());
+        fen.push_str(" - ");
+        match self.ep {
+            Some(square) => push_square_name(square, &mut fen),
+            None => fen.push('-'),
+        }
+        // Writing into a String cannot fail.
+        let _ = write!(fen, " {} {}", self.halfmove, self.fullmove);
+        fen
     }
 
     /// Calls `visit(role, from, attacks)` for every non-pawn man of the side to move.
@@ -718,6 +737,15 @@ mod tests {
         let parsed = Position::from_fen(fen).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed, Position::start());
         assert_eq!(parsed.fen(), fen);
+        for fen in [
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",
+            "r6k/1P4p1/8/2b1N3/p7/7q/5PP1/R3K2R b - - 17 143",
+            "8/8/8/8/4Pp2/8/8/8 b - e3 0 1",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+        ] {
+            let parsed = Position::from_fen(fen).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(parsed.fen(), fen);
+        }
     }
 
     #[test]
