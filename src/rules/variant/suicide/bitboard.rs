@@ -30,6 +30,17 @@ pub const fn bit(square: u8) -> u64 {
     1u64 << square
 }
 
+/// Mirrors a bitboard in the a1-h8 diagonal: the bit of (file f, rank r) moves to (file r,
+/// rank f), so iterating the result lowest first visits the original squares file by file.
+pub fn flip_diagonal(mut bits: u64) -> u64 {
+    let mut t = 0x0f0f_0f0f_0000_0000 & (bits ^ (bits << 28));
+    bits ^= t ^ (t >> 28);
+    t = 0x3333_0000_3333_0000 & (bits ^ (bits << 14));
+    bits ^= t ^ (t >> 14);
+    t = 0x5500_5500_5500_5500 & (bits ^ (bits << 7));
+    bits ^ t ^ (t >> 7)
+}
+
 /// Iterates over the squares of a bitboard, lowest first.
 #[derive(Clone, Copy)]
 pub struct Squares(pub u64);
@@ -360,6 +371,19 @@ pub fn sliders() -> &'static SliderTables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flip_diagonal_swaps_file_and_rank() {
+        for square in 0..64u32 {
+            let (file, rank) = (square % 8, square / 8);
+            assert_eq!(
+                flip_diagonal(1 << square),
+                1 << (file * 8 + rank),
+                "{square}"
+            );
+        }
+        assert_eq!(flip_diagonal(u64::MAX), u64::MAX);
+    }
 
     /// A xorshift generator for the magic search: deterministic, so reruns print the same
     /// numbers.

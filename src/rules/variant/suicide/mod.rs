@@ -27,7 +27,7 @@ mod bitboard;
 mod notation;
 mod position;
 
-use self::bitboard::{sliders, Squares};
+use self::bitboard::{flip_diagonal, sliders, Squares};
 use self::position::{
     role_index, role_of, square_coord, square_name, Move, MoveList, Position, PAWN,
 };
@@ -289,7 +289,10 @@ impl Rules for Suicide {
 
     fn snapshot(&self) -> Snapshot {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
-        let pieces = Squares(self.position.occupied())
+        // File by file (a1, a2, …, h8): the order of the square labels, so the live game's
+        // update diff finds the pieces already sorted.
+        let pieces = Squares(flip_diagonal(self.position.occupied()))
+            .map(|transposed| (transposed & 7) * 8 + (transposed >> 3))
             .filter_map(|square| {
                 self.position
                     .piece_at(square)

@@ -206,6 +206,10 @@ fn snapshot_describes_the_board_and_the_last_move() {
     play_all(&mut g, &["e2e4"]);
     let snapshot = g.snapshot();
     assert_eq!(snapshot.pieces.len(), 32);
+    // File by file, as the square labels sort.
+    let squares: Vec<&str> = snapshot.pieces.iter().map(|p| &*p.square).collect();
+    assert_eq!(squares[..6], ["a1", "a2", "a7", "a8", "b1", "b2"]);
+    assert!(squares.is_sorted(), "{squares:?}");
     assert_eq!(snapshot.boards.len(), 1);
     assert_eq!((snapshot.boards[0].files, snapshot.boards[0].ranks), (8, 8));
     assert_eq!(snapshot.turn, Color::Black);
