@@ -70,15 +70,6 @@ pub enum GameEvent {
     },
 }
 
-/// The wire form of a versioned event.
-#[derive(Serialize)]
-struct EventMessage<'a> {
-    t: &'static str,
-    v: u64,
-    #[serde(flatten)]
-    event: &'a GameEvent,
-}
-
 /// Recent events of one game, already serialized, with their versions.
 #[derive(Debug, Default)]
 pub struct EventLog {
@@ -100,24 +91,11 @@ impl EventLog {
         self.version
     }
 
-    /// Records an event under the next version and returns its wire message.
+    /// Records an event under the next version and returns its wire message:
+    /// `{"t":"event","v":<version>,"kind":…, …the event's fields}`.
     pub fn push(&mut self, event: &GameEvent) -> Arc<str> {
         self.version += 1;
-        let message = EventMessage {
-            t: "event",
-            v: self.version,
-            event,
-        };
-        // Serializing plain data structures cannot fail; an empty object keeps the version
-        // sequence intact if it ever did.
-        // Room for a typical action event, so the buffer rarely grows by doubling.
-        let mut buffer = Vec::with_capacity(512);
-        let text: Arc<str> = match serde_json::to_writer(&mut buffer, &message) {
-            Ok(()) => String::from_utf8(buffer)
-                .unwrap_or_else(|_| format!("{{\"t\":\"event\",\"v\":{}}}", self.version))
-                .into(),
-            Err(_) => format!("{{\"t\":\"event\",\"v\":{}}}", self.version).into(),
-        };
+        let text: Arc<str> = event_message(self.version, event).into();
         if self.recent.len() == EVENT_LOG_CAPACITY {
             self.recent.pop_front();
         }
@@ -155,6 +133,30 @@ impl EventLog {
     }
 }
 
+/// The wire message of an event: the envelope's `t` and `v` first, then the event's own
+/// fields. Written as the envelope's text followed by the event's object without its opening
+/// brace, rather than through `#[serde(flatten)]`, which serializes every field of every
+/// move's event through a map.
+fn event_message(version: u64, event: &GameEvent) -> String {
+    let mut buffer = Vec::with_capacity(512);
+    buffer.extend_from_slice(b"{\"t\":\"event\",\"v\":");
+    buffer.extend_from_slice(version.to_string().as_bytes());
+    let event_start = buffer.len();
+    // Every event is a JSON object (`{"kind":…}`); serializing plain data cannot fail, and
+    // the bare envelope keeps the version sequence intact if it ever did.
+    match serde_json::to_writer(&mut buffer, event) {
+        Ok(()) if buffer.get(event_start) == Some(&b'{') => {
+            buffer[event_start] = b',';
+            String::from_utf8(buffer).unwrap_or_else(|_| bare_envelope(version))
+        }
+        _ => bare_envelope(version),
+    }
+}
+
+fn bare_envelope(version: u64) -> String {
+    format!("{{\"t\":\"event\",\"v\":{version}}}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +173,26 @@ mod tests {
         assert!(first.contains("\"kind\":\"draw_offered\""));
         log.push(&offer(Color::Black));
         assert_eq!(log.version(), 2);
+    }
+
+    #[test]
+    fn the_message_is_the_envelope_then_the_event() {
+        let mut log = EventLog::starting_at(41);
+        assert_eq!(
+            &*log.push(&offer(Color::Black)),
+            r#"{"t":"event","v":42,"kind":"draw_offered","by":"black"}"#
+        );
+        let ended = GameEvent::Ended {
+            outcome: Outcome::win(Color::White, crate::rules::EndReason::Resignation),
+            clock: None,
+            dice_seed: None,
+        };
+        let message: serde_json::Value =
+            serde_json::from_str(&log.push(&ended)).unwrap_or_default();
+        assert_eq!(message["t"], "event");
+        assert_eq!(message["v"], 43);
+        assert_eq!(message["kind"], "ended");
+        assert_eq!(message["outcome"]["reason"], "resignation");
     }
 
     #[test]
