@@ -247,3 +247,20 @@ fn snapshot_highlights_the_pawn_taken_en_passant_and_names_promotions() {
         ("a8=K", &["promotion to king".to_string()][..])
     );
 }
+
+#[test]
+fn snapshot_lists_legal_actions_in_byte_order() {
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+        // Promotions with and without capture, beside plain moves of the same pawns' files.
+        "1n1n4/P1P5/8/8/8/8/5p1p/6N1 w - - 0 1",
+        "1n1n4/P1P5/8/8/8/8/5p1p/6N1 b - - 0 1",
+        "r3k2r/8/8/3pP3/8/8/8/R3K2R w - d6 0 2",
+    ] {
+        let snapshot = game(fen).snapshot();
+        let mut sorted = snapshot.legal_actions.clone();
+        sorted.sort_unstable();
+        assert_eq!(snapshot.legal_actions, sorted, "{fen}");
+        assert!(!sorted.is_empty(), "{fen}");
+    }
+}
