@@ -23,7 +23,7 @@ DATABASE_URL=postgres://postgres@localhost:5432/$db RUST_LOG=warn \
   valgrind --tool=callgrind --cache-sim=no --callgrind-out-file="$out/callgrind.out" \
   "$bin" serve --bind $addr >"$out/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$out"' EXIT
+trap 'kill $server 2>/dev/null || true; [ -n "${KEEP_CALLGRIND:-}" ] && cp "$out"/callgrind.out.1 "$KEEP_CALLGRIND"; rm -rf "$out"' EXIT
 for _ in $(seq 300); do curl -sf "http://$addr/healthz" >/dev/null && break; sleep 0.5; done
 
 # Warm up (first connections, statement caches), then count from zero.

@@ -437,41 +437,54 @@ fn normalize_human(text: &str) -> String {
     out
 }
 
-fn promotion_suffix(promotion: Option<Role>) -> String {
-    promotion.map(|r| r.char().to_string()).unwrap_or_default()
-}
-
-/// The machine form.
+/// The machine form, written into one string: a snapshot spells every legal action of the
+/// position on every move of a live game.
 pub(super) fn action_machine(action: &Action) -> String {
+    let mut text = String::with_capacity(12);
     match *action {
         Action::Move {
             from,
             to,
             promotion,
-        } => format!(
-            "{}{}{}",
-            from.name(),
-            to.name(),
-            promotion_suffix(promotion)
-        ),
+        } => {
+            from.push_name(&mut text);
+            to.push_name(&mut text);
+            text.extend(promotion.map(Role::char));
+        }
         Action::Attack {
             from,
             to,
             promotion,
-        } => format!(
-            "{}x{}{}",
-            from.name(),
-            to.name(),
-            promotion_suffix(promotion)
-        ),
-        Action::Teleport { from, to, attack } => match attack {
-            Some(target) => format!("{}@{}x{}", from.name(), to.name(), target.name()),
-            None => format!("{}@{}", from.name(), to.name()),
-        },
-        Action::Cannon { from, to } => format!("{}^{}", from.name(), to.name()),
-        Action::Return { home } => format!("return:{}", home.name()),
-        Action::Heal { king } => format!("heal:{}", king.name()),
+        } => {
+            from.push_name(&mut text);
+            text.push('x');
+            to.push_name(&mut text);
+            text.extend(promotion.map(Role::char));
+        }
+        Action::Teleport { from, to, attack } => {
+            from.push_name(&mut text);
+            text.push('@');
+            to.push_name(&mut text);
+            if let Some(target) = attack {
+                text.push('x');
+                target.push_name(&mut text);
+            }
+        }
+        Action::Cannon { from, to } => {
+            from.push_name(&mut text);
+            text.push('^');
+            to.push_name(&mut text);
+        }
+        Action::Return { home } => {
+            text.push_str("return:");
+            home.push_name(&mut text);
+        }
+        Action::Heal { king } => {
+            text.push_str("heal:");
+            king.push_name(&mut text);
+        }
     }
+    text
 }
 
 /// The human form, read in `game` before the action is played.
