@@ -151,7 +151,10 @@ pub fn to_machine(action: &ChazzAction) -> String {
             to,
             promotion,
         } => {
-            let mut text = format!("{}{}", from.name(), to.name());
+            // One string, no temporaries: a snapshot spells every legal action on every move.
+            let mut text = String::with_capacity(5);
+            from.push_name(&mut text);
+            to.push_name(&mut text);
             if let Some(role) = promotion {
                 text.push(role.char());
             }

@@ -48,24 +48,32 @@ pub fn parse_duel_square(text: &str) -> Option<Coord> {
 
 /// The machine notation of an action.
 pub(super) fn action_machine(action: &Action) -> String {
+    // One string, no temporaries: a snapshot spells every legal action on every move.
+    let mut out = String::with_capacity(7);
     match *action {
         Action::Main { from, to, place } => {
-            let mut out = format!("{}{}", from.name(), to.name());
+            from.push_name(&mut out);
+            to.push_name(&mut out);
             if let Some(place) = place {
                 out.push('@');
-                out.push_str(&duel_square_name(place));
+                push_duel_square_name(place, &mut out);
             }
-            out
         }
         Action::Duel { from, to, back } => {
-            let mut out = format!("{}{}", duel_square_name(from), duel_square_name(to));
+            push_duel_square_name(from, &mut out);
+            push_duel_square_name(to, &mut out);
             if let Some(back) = back {
                 out.push('>');
-                out.push_str(&back.name());
+                back.push_name(&mut out);
             }
-            out
         }
     }
+    out
+}
+
+/// Appends [`duel_square_name`] to `out`.
+fn push_duel_square_name(c: Coord, out: &mut String) {
+    Coord::new(c.file + (b'x' - b'a'), c.rank).push_name(out);
 }
 
 /// Reads the machine notation (syntax only).
