@@ -97,6 +97,30 @@ pub fn shared_boards(
     Arc::clone(cell.get_or_init(|| build().into()))
 }
 
+/// Sorts action texts by byte order, as `sort_unstable` on the strings would, but comparing
+/// each text's first eight bytes as one precomputed number and the whole texts only when those
+/// tie. Actions are short (`e2e4`, `l10l12`), and a snapshot sorts every legal action of the
+/// position on every move of a live game: on Chad's board, string comparisons were a sixth of
+/// the server's work.
+pub fn sort_action_texts(actions: &mut Vec<String>) {
+    let mut keyed: Vec<(u64, String)> = actions
+        .drain(..)
+        .map(|text| (leading_bytes(&text), text))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    actions.extend(keyed.into_iter().map(|(_, text)| text));
+}
+
+/// The first eight bytes of `text`, zero-padded, as a big-endian number: ordered as the texts
+/// are whenever they differ within those bytes (zero sorts first, as a shorter text does).
+fn leading_bytes(text: &str) -> u64 {
+    let mut word = [0u8; 8];
+    for (slot, byte) in word.iter_mut().zip(text.bytes()) {
+        *slot = byte;
+    }
+    u64::from_be_bytes(word)
+}
+
 /// A named set of squares on one board, optionally owned by a colour.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zone {
@@ -316,6 +340,34 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn action_texts_sort_as_strings_do() {
+        let texts = [
+            "l12l10",
+            "a10a12",
+            "a1a2",
+            "a2a1",
+            "e7e8q",
+            "e7e8",
+            "pass",
+            "return:e1",
+            "a",
+            "",
+            "b1xc3",
+            "b1@c3xd4",
+            "a1a2a3a4a5",
+            "a1a2a3a4a4",
+            "a1a2a3a4",
+            "x1y2>c3",
+            "a\u{0}b",
+        ];
+        let mut ours: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        let mut expected = ours.clone();
+        sort_action_texts(&mut ours);
+        expected.sort_unstable();
+        assert_eq!(ours, expected);
+    }
 
     #[test]
     fn labels_compare_as_their_bytes_do() {

@@ -33,7 +33,9 @@ use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
     parse_square_prefix, Coord, Mailbox, Shape, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
-use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
+use crate::rules::snapshot::{
+    shared_boards, sort_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone,
+};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
@@ -1014,7 +1016,7 @@ impl Rules for Chad {
             .into_iter()
             .map(ChadMove::machine)
             .collect();
-        legal_actions.sort_unstable();
+        sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Chad,
             position: self.position(),

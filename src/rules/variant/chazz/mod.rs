@@ -27,7 +27,7 @@ use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{
-    shared_boards, BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef,
 };
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{Rules, Variant};
@@ -524,7 +524,7 @@ impl Rules for Chazz {
         let status = self.status();
         let mut legal_actions: Vec<String> =
             status.actions.iter().map(notation::to_machine).collect();
-        legal_actions.sort_unstable();
+        sort_action_texts(&mut legal_actions);
         let check = if board::in_check(&self.board, self.turn) {
             board::king_square(&self.board, self.turn)
                 .map(|s| vec![SquareRef::main(s.label())])

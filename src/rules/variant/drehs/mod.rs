@@ -26,7 +26,8 @@ use crate::rules::geometry::{
     Coord, Mailbox, Shape, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    shared_boards, BoardSpec, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, LastAction, OffBoardPiece, PieceStats,
+    PlacedPiece, Roll, SquareRef,
 };
 use crate::rules::{
     Color, EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Piece, Role,
@@ -1271,7 +1272,7 @@ impl Rules for Drehs {
             .iter()
             .map(|a| self.action_to_machine(a))
             .collect();
-        legal_actions.sort_unstable();
+        sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Drehs,
             position: self.position(),

@@ -29,7 +29,7 @@ pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
 use crate::rules::snapshot::{
-    shared_boards, BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
 };
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{
@@ -665,7 +665,7 @@ impl Duel {
             .iter()
             .map(notation::action_machine)
             .collect();
-        out.sort_unstable();
+        sort_action_texts(&mut out);
         out
     }
 }

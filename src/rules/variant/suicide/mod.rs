@@ -33,7 +33,9 @@ use self::position::{
 };
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
-use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef};
+use crate::rules::snapshot::{
+    shared_boards, sort_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef,
+};
 use crate::rules::types::{Color, Role};
 use crate::rules::{Rules, Snapshot, Variant};
 use std::borrow::Cow;
@@ -308,7 +310,7 @@ impl Rules for Suicide {
             .collect();
         let mut legal_actions: Vec<String> =
             self.legal_actions().iter().map(notation::machine).collect();
-        legal_actions.sort_unstable();
+        sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Suicide,
             position: self.position(),
