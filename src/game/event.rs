@@ -10,6 +10,7 @@ use super::clock::ClockView;
 use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -138,23 +139,19 @@ impl EventLog {
 /// brace, rather than through `#[serde(flatten)]`, which serializes every field of every
 /// move's event through a map.
 fn event_message(version: u64, event: &GameEvent) -> String {
-    let mut buffer = Vec::with_capacity(512);
-    buffer.extend_from_slice(b"{\"t\":\"event\",\"v\":");
-    buffer.extend_from_slice(version.to_string().as_bytes());
-    let event_start = buffer.len();
-    // Every event is a JSON object (`{"kind":…}`); serializing plain data cannot fail, and
-    // the bare envelope keeps the version sequence intact if it ever did.
-    match serde_json::to_writer(&mut buffer, event) {
-        Ok(()) if buffer.get(event_start) == Some(&b'{') => {
-            buffer[event_start] = b',';
-            String::from_utf8(buffer).unwrap_or_else(|_| bare_envelope(version))
+    let mut message = String::with_capacity(512);
+    // Writing into a String cannot fail.
+    let _ = write!(message, "{{\"t\":\"event\",\"v\":{version}");
+    // Every event is a JSON object (`{"kind":…}`). Serializing plain data cannot fail; if it
+    // ever did, the bare envelope keeps the version sequence intact.
+    match serde_json::to_string(event) {
+        Ok(object) if object.starts_with("{\"") => {
+            message.push(',');
+            message.push_str(&object[1..]);
         }
-        _ => bare_envelope(version),
+        _ => message.push('}'),
     }
-}
-
-fn bare_envelope(version: u64) -> String {
-    format!("{{\"t\":\"event\",\"v\":{version}}}")
+    message
 }
 
 #[cfg(test)]

@@ -361,7 +361,7 @@ macro_rules! any_game {
                         .map(|a| g.action_to_machine(a))
                         .collect(),)*
                 };
-                out.sort_unstable();
+                snapshot::sort_action_texts(&mut out);
                 out
             }
 

@@ -15,12 +15,23 @@ use crate::rules::{ParseActionError, ParsePositionError};
 
 /// The machine name of a Duel square: `x1` … `z3`.
 pub fn duel_square_name(c: Coord) -> String {
-    format!("{}{}", char::from(b'x' + c.file), u32::from(c.rank) + 1)
+    lettered_from_x(c).name()
 }
 
-/// [`duel_square_name`] as a snapshot label (`x` is the 24th file letter).
+/// [`duel_square_name`] as a snapshot label.
 pub fn duel_square_label(c: Coord) -> crate::rules::snapshot::Label {
-    Coord::new(c.file + (b'x' - b'a'), c.rank).label()
+    lettered_from_x(c).label()
+}
+
+/// Appends [`duel_square_name`] to `out`.
+fn push_duel_square_name(c: Coord, out: &mut String) {
+    lettered_from_x(c).push_name(out);
+}
+
+/// The Duel square as a coordinate whose file letters start at `x` (the 24th letter), so the
+/// main board's naming serves it.
+fn lettered_from_x(c: Coord) -> Coord {
+    Coord::new(c.file + (b'x' - b'a'), c.rank)
 }
 
 /// Reads a two-character square name whose file runs from `first_file` over `files` letters
@@ -69,11 +80,6 @@ pub(super) fn action_machine(action: &Action) -> String {
         }
     }
     out
-}
-
-/// Appends [`duel_square_name`] to `out`.
-fn push_duel_square_name(c: Coord, out: &mut String) {
-    Coord::new(c.file + (b'x' - b'a'), c.rank).push_name(out);
 }
 
 /// Reads the machine notation (syntax only).
