@@ -770,6 +770,45 @@ async fn actions_need_their_game_and_go_with_it(pool: PgPool) -> Result<(), Stor
     Ok(())
 }
 
+/// The per-statement game check (migration 0005) looks each row's game up in `game_pkey`.
+/// With a few thousand games, 0004's plain anti-join read the whole `game` table into a hash
+/// for every batch. The plan is read for the installed function's own query, over a
+/// stand-in for its transition table.
+#[sqlx::test(migrations = "./migrations")]
+async fn the_game_check_probes_the_primary_key(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    // Temporary tables belong to one connection: everything below runs on this one.
+    let mut conn = store.pool().acquire().await?;
+    sqlx::query(
+        "insert into game (game_id, variant, creator_id, color_choice) \
+         select gen_random_uuid(), 'suicide', $1, 'random' from generate_series(1, 3000)",
+    )
+    .bind(alice.user_id)
+    .execute(&mut *conn)
+    .await?;
+    for statement in [
+        "analyze game",
+        "create temp table inserted as select game_id, 1 as ply from game limit 48",
+        "analyze inserted",
+    ] {
+        sqlx::query(statement).execute(&mut *conn).await?;
+    }
+    let check: String = sqlx::query_scalar(
+        r"select substring(prosrc from 'if\s+(exists\s.*\))\s+then') from pg_proc
+          where proname = 'game_action_check_game'",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let plan: Vec<String> = sqlx::query_scalar(&format!("explain (costs off) select {check}"))
+        .fetch_all(&mut *conn)
+        .await?;
+    let plan = plan.join("\n");
+    assert!(plan.contains("using game_pkey on game"), "{plan}");
+    assert!(!plan.contains("Seq Scan on game "), "{plan}");
+    Ok(())
+}
+
 #[sqlx::test(migrations = "./migrations")]
 async fn an_empty_batch_is_a_no_op(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
