@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::game::lobby::{LobbyHandle, LobbySettings};
 use crate::game::{GameSettings, Games};
 use crate::metrics::Metrics;
-use crate::store::{ActionWriter, Store};
+use crate::store::{GameWriter, Store};
 use crate::web::{self, AppState};
 use axum::serve::ListenerExt;
 use std::future::Future;
@@ -44,7 +44,7 @@ impl App {
         lobby_settings: LobbySettings,
     ) -> Result<App, crate::store::StoreError> {
         let store = Store::connect(&config.database_url).await?;
-        let writer = ActionWriter::spawn(store.clone());
+        let writer = GameWriter::spawn(store.clone());
         let commit_stats = writer.stats();
         let metrics = Arc::new(Metrics::default());
         let games = Games::new(store.clone(), writer, metrics, settings);

@@ -14,7 +14,10 @@ use super::{
 };
 use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
-use crate::store::{ClockSetting, ColorChoice, GameRecord, GameResult, GameStatus, NewAction};
+use crate::store::{
+    ClockSetting, ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus,
+    NewAction,
+};
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -580,8 +583,14 @@ impl GameActor {
             return Err(GameError::NotAllowed("bad_seats"));
         };
         self.games
-            .store()
-            .start_game(self.id, white.user_id, black.user_id, chrono::Utc::now())
+            .inner
+            .writer
+            .commit(GameChange::Start(GameStart {
+                game_id: self.id,
+                white_id: white.user_id,
+                black_id: black.user_id,
+                started_at: chrono::Utc::now(),
+            }))
             .await?;
         let event = GameEvent::Started {
             white: white.name.clone(),
@@ -714,18 +723,26 @@ impl GameActor {
             .as_ref()
             .filter(|a| !a.rolls.is_empty() || !a.effects.is_empty())
             .and_then(|a| serde_json::to_value(a).ok());
+        // An action that ends the game is committed with the game's end: one commit, and
+        // no moment at which the last move is stored but the game still looks unfinished.
+        let ends = next.outcome().map(|outcome| GameEnd {
+            game_id: self.id,
+            outcome,
+            ended_at: chrono::Utc::now(),
+        });
+        let action = NewAction {
+            game_id: self.id,
+            ply: i32::try_from(ply).unwrap_or(i32::MAX),
+            machine: played.machine.clone(),
+            human: played.human.clone(),
+            white_ms: clock_view.map(|c| i64::try_from(c.white_ms).unwrap_or(i64::MAX)),
+            black_ms: clock_view.map(|c| i64::try_from(c.black_ms).unwrap_or(i64::MAX)),
+            rolls,
+        };
         self.games
             .inner
             .writer
-            .append(NewAction {
-                game_id: self.id,
-                ply: i32::try_from(ply).unwrap_or(i32::MAX),
-                machine: played.machine.clone(),
-                human: played.human.clone(),
-                white_ms: clock_view.map(|c| i64::try_from(c.white_ms).unwrap_or(i64::MAX)),
-                black_ms: clock_view.map(|c| i64::try_from(c.black_ms).unwrap_or(i64::MAX)),
-                rolls,
-            })
+            .commit(GameChange::Act(action, ends))
             .await?;
         // Committed: adopt the new state.
         let (update, pieces) = rules.into_update(&self.pieces);
@@ -755,31 +772,40 @@ impl GameActor {
             update: Box::new(update),
         });
         self.games.metrics().record_action(received.elapsed());
-        if let Some(outcome) = self.game.outcome() {
-            self.finish(outcome).await;
+        if let Some(end) = ends {
+            self.conclude(end.outcome, now).await;
         }
         Ok(())
     }
 
-    /// Ends the game: stores the result (before telling anyone), reveals the dice seed and
-    /// broadcasts the end.
+    /// Ends the game without an action (resignation, flag, agreement, abort…): stores the
+    /// result (before telling anyone), then [`GameActor::conclude`]s.
     async fn finish(&mut self, outcome: Outcome) {
         if matches!(self.status, GameStatus::Finished | GameStatus::Aborted) {
             return;
         }
         let now = self.now_ms();
-        if let Some(clock) = self.clock.as_mut() {
-            clock.stop(now);
-        }
-        if let Err(e) = self
-            .games
-            .store()
-            .finish_game(self.id, &outcome, chrono::Utc::now())
-            .await
-        {
+        let end = GameEnd {
+            game_id: self.id,
+            outcome,
+            ended_at: chrono::Utc::now(),
+        };
+        if let Err(e) = self.games.inner.writer.commit(GameChange::End(end)).await {
             // The result is still announced; the restored game would otherwise replay to
             // the same outcome (or be flagged again), so nothing is lost but the reason.
             tracing::error!(cause = %e, "could not store the result");
+        }
+        self.conclude(outcome, now).await;
+    }
+
+    /// Everything after the end is stored: stops the clock at `now`, rates the game,
+    /// reveals the dice seed and broadcasts the end.
+    async fn conclude(&mut self, outcome: Outcome, now: u64) {
+        if matches!(self.status, GameStatus::Finished | GameStatus::Aborted) {
+            return;
+        }
+        if let Some(clock) = self.clock.as_mut() {
+            clock.stop(now);
         }
         let was_active = self.status == GameStatus::Active;
         if was_active && self.rated && outcome.reason != EndReason::Aborted {

@@ -15,7 +15,7 @@ pub mod rating;
 
 use crate::metrics::Metrics;
 use crate::rules::{ActionError, Color, Outcome, Variant};
-use crate::store::{ActionWriter, ColorChoice, GameRecord, NewGame, Store, StoreError};
+use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
 use std::collections::HashMap;
 use std::fmt;
@@ -325,7 +325,7 @@ const NOTICE_BUFFER: usize = 1024;
 struct GamesInner {
     store: Store,
     notices: broadcast::Sender<GameNotice>,
-    writer: ActionWriter,
+    writer: GameWriter,
     metrics: Arc<Metrics>,
     settings: GameSettings,
     live: Mutex<HashMap<Uuid, GameHandle>>,
@@ -349,7 +349,7 @@ pub struct GameTerms {
 impl Games {
     pub fn new(
         store: Store,
-        writer: ActionWriter,
+        writer: GameWriter,
         metrics: Arc<Metrics>,
         settings: GameSettings,
     ) -> Games {
@@ -416,8 +416,8 @@ impl Games {
         let game_id = Uuid::new_v4();
         let dice = actor::DiceSecret::for_variant(terms.variant);
         self.inner
-            .store
-            .create_game(&NewGame {
+            .writer
+            .commit(GameChange::Create(NewGame {
                 game_id,
                 variant: terms.variant,
                 creator_id: creator.user_id,
@@ -429,7 +429,7 @@ impl Games {
                 start_position: None,
                 dice_commitment: dice.as_ref().map(|d| d.commitment.clone()),
                 dice_seed: dice.as_ref().map(|d| d.seed.to_vec()),
-            })
+            }))
             .await?;
         let handle = actor::spawn_new(self.clone(), game_id, creator, terms, color, dice)?;
         self.register(handle);

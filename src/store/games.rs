@@ -5,12 +5,11 @@
 //! module ([`ColorChoice`], [`GameStatus`]); they are parsed back here, so nothing above the
 //! store sees a raw status string.
 //!
-//! Actions are appended in batches ([`Store::append_actions`]), normally through the
-//! group-commit [`super::ActionWriter`]: one multi-row `insert … select from unnest(…)` per
-//! batch. A bad row (a ply already stored, an unknown game) is reported for its own entry
-//! after a row-by-row retry, rather than failing the whole batch.
+//! The statements for one change at a time live here; the game actors' changes go through
+//! the group-commit [`super::GameWriter`], which writes them in batches
+//! ([`super::changes`]).
 
-use super::{Store, StoreError};
+use super::{GameChange, Store, StoreError};
 use crate::rules::{Color, EndReason, Outcome, Variant};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -178,6 +177,35 @@ pub struct NewAction {
     pub black_ms: Option<i64>,
     /// The dice record of the action, for dice variants.
     pub rolls: Option<serde_json::Value>,
+}
+
+/// The seats of a waiting game as it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameStart {
+    pub game_id: Uuid,
+    pub white_id: Uuid,
+    pub black_id: Uuid,
+    pub started_at: DateTime<Utc>,
+}
+
+/// The end of a game: `aborted` when the reason is [`EndReason::Aborted`], `finished`
+/// otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameEnd {
+    pub game_id: Uuid,
+    pub outcome: Outcome,
+    pub ended_at: DateTime<Utc>,
+}
+
+impl GameEnd {
+    /// The status the game is left in.
+    pub fn status(&self) -> GameStatus {
+        if self.outcome.reason == EndReason::Aborted {
+            GameStatus::Aborted
+        } else {
+            GameStatus::Finished
+        }
+    }
 }
 
 /// A stored action.
@@ -408,28 +436,9 @@ impl Store {
     /// clock, a seed without a commitment).
     #[tracing::instrument(skip(self, game), fields(game_id = %game.game_id, variant = %game.variant))]
     pub async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
-        sqlx::query(
-            "insert into game (game_id, variant, creator_id, white_id, black_id, color_choice, \
-                               clock_initial_ms, clock_increment_ms, rated, status, \
-                               start_position, dice_commitment, dice_seed) \
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'waiting', $10, $11, $12)",
-        )
-        .bind(game.game_id)
-        .bind(game.variant.key())
-        .bind(game.creator_id)
-        .bind(game.white_id)
-        .bind(game.black_id)
-        .bind(game.color_choice.as_str())
-        .bind(game.clock.map(|c| c.initial_ms))
-        .bind(game.clock.map(|c| c.increment_ms))
-        .bind(game.rated)
-        .bind(game.start_position.as_deref())
-        .bind(game.dice_commitment.as_deref())
-        .bind(game.dice_seed.as_deref())
-        .execute(&self.pool)
-        .await
-        .map_err(StoreError::from_sqlx)?;
-        Ok(())
+        insert_game(&self.pool, game)
+            .await
+            .map_err(StoreError::from_sqlx)
     }
 
     /// Seats both players and makes a waiting game `active`.
@@ -445,21 +454,13 @@ impl Store {
         black_id: Uuid,
         started_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "update game set status = 'active', white_id = $2, black_id = $3, started_at = $4 \
-             where game_id = $1 and status = 'waiting'",
-        )
-        .bind(game_id)
-        .bind(white_id)
-        .bind(black_id)
-        .bind(started_at)
-        .execute(&self.pool)
-        .await
-        .map_err(StoreError::from_sqlx)?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        let start = GameStart {
+            game_id,
+            white_id,
+            black_id,
+            started_at,
+        };
+        seat_players(&self.pool, &start).await
     }
 
     /// Ends a waiting or active game: `aborted` when the reason is
@@ -475,26 +476,12 @@ impl Store {
         outcome: &Outcome,
         ended_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let status = if outcome.reason == EndReason::Aborted {
-            GameStatus::Aborted
-        } else {
-            GameStatus::Finished
+        let end = GameEnd {
+            game_id,
+            outcome: *outcome,
+            ended_at,
         };
-        let done = sqlx::query(
-            "update game set status = $2, result = $3, end_reason = $4, ended_at = $5 \
-             where game_id = $1 and status in ('waiting', 'active')",
-        )
-        .bind(game_id)
-        .bind(status.as_str())
-        .bind(outcome.result_str())
-        .bind(outcome.reason.as_str())
-        .bind(ended_at)
-        .execute(&self.pool)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        record_end(&self.pool, &end).await
     }
 
     /// A game with its players' names and every action in ply order.
@@ -646,82 +633,112 @@ impl Store {
         rows.into_iter().map(GameSummary::try_from).collect()
     }
 
-    /// Appends a batch of actions (of any games) with one multi-row INSERT in one
-    /// transaction. Returns one result per entry, in order: `Ok` if committed,
-    /// [`StoreError::DuplicatePly`] if that game already had that ply (or an earlier entry of
-    /// the same batch took it). The other rows commit regardless.
-    ///
-    /// The fast path is a plain insert: no `on conflict` (whose speculative insertion probes
-    /// the key index and writes a second WAL record for every row) and no `returning`. The
-    /// game actors never send a ply twice, so a batch with a duplicate, like one with any
-    /// other bad row (unknown game, ply below 1), is rare: that single statement fails as a
-    /// whole, and the batch is retried row by row, each under its own savepoint, so only the
-    /// bad rows fail ([`StoreError::DuplicatePly`], or [`StoreError::NotFound`] for an
-    /// unknown game).
+    /// Appends a batch of actions (of any games, several of one game allowed) with one
+    /// multi-row INSERT: [`Store::apply_changes`] with actions only. Returns one result per
+    /// entry, in order: `Ok` if committed, [`StoreError::DuplicatePly`] if that game already
+    /// had that ply (or an earlier entry of the same batch took it), [`StoreError::NotFound`]
+    /// for an unknown game. The other rows commit regardless.
     ///
     /// # Errors
     /// The outer `Err` means the transaction itself failed (connection lost…): no entry was
     /// committed.
-    #[tracing::instrument(skip(self, actions), fields(rows = actions.len()))]
     pub async fn append_actions(
         &self,
         actions: &[NewAction],
     ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-        if actions.is_empty() {
-            return Ok(Vec::new());
-        }
-        // A single statement is a transaction of its own: no BEGIN/COMMIT round trips.
-        match insert_actions(&self.pool, actions).await {
-            Ok(()) => Ok(actions.iter().map(|_| Ok(())).collect()),
-            Err(err) if err.as_database_error().is_some() => {
-                tracing::warn!(cause = %err, "batch insert failed; retrying row by row");
-                self.append_actions_one_by_one(actions).await
-            }
-            Err(err) => Err(err.into()),
-        }
+        let changes: Vec<GameChange> = actions
+            .iter()
+            .map(|action| GameChange::Act(action.clone(), None))
+            .collect();
+        self.apply_changes(&changes).await
     }
+}
 
-    /// The slow path of [`Store::append_actions`]: one transaction, one savepoint per row.
-    async fn append_actions_one_by_one(
-        &self,
-        actions: &[NewAction],
-    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let mut results = Vec::with_capacity(actions.len());
-        for action in actions {
-            let mut savepoint = sqlx::Acquire::begin(&mut *tx).await?;
-            match insert_actions(&mut *savepoint, std::slice::from_ref(action)).await {
-                Ok(()) => {
-                    savepoint.commit().await?;
-                    results.push(Ok(()));
-                }
-                Err(err) if err.as_database_error().is_some() => {
-                    savepoint.rollback().await?;
-                    let duplicate = err.as_database_error().and_then(|db| db.constraint())
-                        == Some("game_action_pkey");
-                    results.push(Err(if duplicate {
-                        StoreError::DuplicatePly {
-                            game_id: action.game_id,
-                            ply: action.ply,
-                        }
-                    } else {
-                        StoreError::from_sqlx(err)
-                    }));
-                }
-                Err(err) => return Err(err.into()),
-            }
-        }
-        tx.commit().await?;
-        Ok(results)
+/// The row of a new game, in the `waiting` state.
+pub(super) async fn insert_game<'e>(
+    executor: impl PgExecutor<'e>,
+    game: &NewGame,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "insert into game (game_id, variant, creator_id, white_id, black_id, color_choice, \
+                           clock_initial_ms, clock_increment_ms, rated, status, \
+                           start_position, dice_commitment, dice_seed) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'waiting', $10, $11, $12)",
+    )
+    .bind(game.game_id)
+    .bind(game.variant.key())
+    .bind(game.creator_id)
+    .bind(game.white_id)
+    .bind(game.black_id)
+    .bind(game.color_choice.as_str())
+    .bind(game.clock.map(|c| c.initial_ms))
+    .bind(game.clock.map(|c| c.increment_ms))
+    .bind(game.rated)
+    .bind(game.start_position.as_deref())
+    .bind(game.dice_commitment.as_deref())
+    .bind(game.dice_seed.as_deref())
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Seats both players of a waiting game and makes it `active`; [`StoreError::NotFound`] if
+/// there is no such waiting game.
+pub(super) async fn seat_players<'e>(
+    executor: impl PgExecutor<'e>,
+    start: &GameStart,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(
+        "update game set status = 'active', white_id = $2, black_id = $3, started_at = $4 \
+         where game_id = $1 and status = 'waiting'",
+    )
+    .bind(start.game_id)
+    .bind(start.white_id)
+    .bind(start.black_id)
+    .bind(start.started_at)
+    .execute(executor)
+    .await
+    .map_err(StoreError::from_sqlx)?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
     }
+    Ok(())
+}
+
+/// Stores the end of a waiting or active game; [`StoreError::NotFound`] if there is no such
+/// game or it is already over.
+pub(super) async fn record_end<'e>(
+    executor: impl PgExecutor<'e>,
+    end: &GameEnd,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(
+        "update game set status = $2, result = $3, end_reason = $4, ended_at = $5 \
+         where game_id = $1 and status in ('waiting', 'active')",
+    )
+    .bind(end.game_id)
+    .bind(end.status().as_str())
+    .bind(end.outcome.result_str())
+    .bind(end.outcome.reason.as_str())
+    .bind(end.ended_at)
+    .execute(executor)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
 }
 
 /// The multi-row insert: one array per column, zipped by `unnest`, so any number of rows is
 /// one statement with seven parameters. Any bad row (a key already taken included) fails the
 /// whole statement.
-async fn insert_actions<'e>(
+///
+/// It is a plain insert: no `on conflict` (whose speculative insertion probes the key index
+/// and writes a second WAL record for every row) and no `returning`. The game actors never
+/// send a ply twice, so a batch with a duplicate, like one with any other bad row, is rare,
+/// and [`Store::apply_changes`] then retries it one row at a time.
+pub(super) async fn insert_actions<'e>(
     executor: impl PgExecutor<'e>,
-    actions: &[NewAction],
+    actions: &[&NewAction],
 ) -> Result<(), sqlx::Error> {
     let game_ids: Vec<Uuid> = actions.iter().map(|a| a.game_id).collect();
     let plies: Vec<i32> = actions.iter().map(|a| a.ply).collect();

@@ -4,9 +4,11 @@
 //! - [`users`]: accounts, password hashes and login sessions.
 //! - [`games`]: games, their seats, results and actions.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
-//! - [`writer`]: [`ActionWriter`], the group-commit task through which game actors append
-//!   actions, so that a move is acknowledged only once committed without paying one fsync
-//!   per move.
+//! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
+//!   ended), and the one statement that commits a batch of them.
+//! - [`writer`]: [`GameWriter`], the group-commit task through which game actors commit
+//!   their changes, so that a move is acknowledged only once committed without paying one
+//!   fsync per move.
 //!
 //! Queries are runtime-checked (`sqlx::query` / `query_as` with `#[derive(sqlx::FromRow)]`),
 //! not the `query!` macros: the crate must build without a database or an offline `.sqlx`
@@ -16,20 +18,22 @@
 //! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
 //! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).
 
+pub mod changes;
 pub mod games;
 pub mod lobby;
 pub mod users;
 pub mod writer;
 
+pub use changes::GameChange;
 pub use games::{
-    ActionRecord, ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, NewAction,
-    NewGame, ParseColorChoiceError, ParseGameStatusError,
+    ActionRecord, ClockSetting, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus,
+    GameSummary, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
 };
 pub use lobby::{
     GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,
 };
 pub use users::{Session, User};
-pub use writer::{ActionWriter, CommitStats, CommitStatsSnapshot, WriterConfig};
+pub use writer::{CommitStats, CommitStatsSnapshot, GameWriter, WriterConfig};
 
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgPoolOptions};
@@ -43,7 +47,7 @@ use uuid::Uuid;
 pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
 /// Connections in the pool. Game actors do not hold connections (actions go through the
-/// single [`ActionWriter`]), so a handful serves many games.
+/// single [`GameWriter`]), so a handful serves many games.
 const MAX_CONNECTIONS: u32 = 10;
 
 /// How long a query waits for a free connection before giving up.
@@ -82,11 +86,15 @@ pub enum StoreError {
     /// and the code disagree.
     #[error("column {column} holds an unexpected value `{value}`")]
     InvalidValue { column: &'static str, value: String },
-    /// The batch this action was written in failed as a whole (see [`ActionWriter`]).
-    #[error("the batch of {rows} actions failed: {cause}")]
+    /// The batch this change was written in failed as a whole (see [`GameWriter`]).
+    #[error("the batch of {rows} game changes failed: {cause}")]
     BatchFailed { rows: usize, cause: String },
-    /// The [`ActionWriter`] task is gone, so nothing can be written through it.
-    #[error("the action writer has stopped")]
+    /// A batch of game changes held a change to a game's row beside another change to the
+    /// same game, which one statement cannot apply in order (see [`changes`]).
+    #[error("the batch changes game {game_id} more than once")]
+    SameGameTwice { game_id: Uuid },
+    /// The [`GameWriter`] task is gone, so nothing can be written through it.
+    #[error("the game writer has stopped")]
     WriterStopped,
     /// Any other database error.
     #[error("database error: {0}")]

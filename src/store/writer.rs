@@ -1,36 +1,42 @@
-//! Group commit for actions: [`ActionWriter`] owns the one task through which every game
-//! actor appends its actions.
+//! Group commit for games: [`GameWriter`] owns the one task through which every game actor
+//! commits its changes (the game created, started, each action, the game ended).
 //!
 //! A move is acknowledged to the players only once it is committed, and a commit costs an
 //! fsync. Committing each move on its own would cap the server at roughly one move per fsync.
 //! Instead the writer waits for one request, takes everything else already queued (up to
-//! [`MAX_BATCH`]), writes the lot with [`Store::append_actions`] (one statement, one commit),
-//! and answers every caller. While a batch commits, new requests queue up, so batches grow
+//! [`MAX_BATCH`]), writes the lot with [`Store::apply_changes`] (one statement, one commit),
+//! and answers every caller. A game's creation, start and end share those commits with the
+//! moves of other games. One statement cannot change a game's row twice, so when the queue
+//! holds two changes to one game of which one writes its row (rare: a game actor waits for
+//! each change before it sends the next), the batch is cut in two, in order
+//! ([`statements`]). While a batch commits, new requests queue up, so batches grow
 //! with load on their own: no timers, and no added latency when the server is idle.
 //! [`WriterConfig::max_in_flight`] can let more than one batch be written at once, on
 //! separate connections; the default is one, which measured fastest here.
 //!
-//! The writer stops once every [`ActionWriter`] handle is dropped and the queue is drained,
+//! The writer stops once every [`GameWriter`] handle is dropped and the queue is drained,
 //! so a shutdown that drops its handles loses nothing that was queued.
 
-use super::{NewAction, Store, StoreError};
+use super::{GameChange, NewAction, Store, StoreError};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinError, JoinSet};
+use uuid::Uuid;
 
-/// The most actions written in one batch by default. Large enough that batches never limit
+/// The most changes written in one batch by default. Large enough that batches never limit
 /// throughput on this hardware, small enough that one statement stays well under a second.
 pub const MAX_BATCH: usize = 1024;
 
 /// Upper bounds of the batch-size histogram buckets: 1, 2, 4, …, 1024 (= [`MAX_BATCH`]).
 pub const BATCH_SIZE_BUCKETS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
-/// How an [`ActionWriter`] batches. [`WriterConfig::default`] is what the server uses.
+/// How an [`GameWriter`] batches. [`WriterConfig::default`] is what the server uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriterConfig {
-    /// The most actions in one batch (one statement, one commit).
+    /// The most changes in one batch (one statement, one commit).
     pub max_batch: usize,
     /// Batches being written at the same time, each on its own connection, so that one can
     /// be built and sent while another waits for its fsync. The default is 1: on the 2-core
@@ -39,7 +45,7 @@ pub struct WriterConfig {
     /// `writer_throughput` benchmark in `tests/it/store.rs`). A machine with spare cores and a
     /// slow disk may gain from 2.
     pub max_in_flight: usize,
-    /// Requests that may wait in the queue. When full, [`ActionWriter::append`] waits:
+    /// Requests that may wait in the queue. When full, [`GameWriter::append`] waits:
     /// back-pressure on the game actors instead of unbounded memory.
     pub queue_capacity: usize,
 }
@@ -54,35 +60,35 @@ impl Default for WriterConfig {
     }
 }
 
-/// One queued append and where to send its result.
+/// One queued change and where to send its result.
 struct Request {
-    action: NewAction,
+    change: GameChange,
     reply: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// Handle on the group-commit task. Cheap to clone: give one to every game actor.
 #[derive(Clone, Debug)]
-pub struct ActionWriter {
+pub struct GameWriter {
     sender: mpsc::Sender<Request>,
     stats: Arc<CommitStats>,
 }
 
-impl ActionWriter {
+impl GameWriter {
     /// Spawns the writer task (on the current tokio runtime) that owns the batching loop,
     /// with the default [`WriterConfig`]. The task ends once every handle is dropped and the
     /// queue is drained.
     ///
     /// # Panics
     /// Outside a tokio runtime (like `tokio::spawn`).
-    pub fn spawn(store: Store) -> ActionWriter {
-        ActionWriter::spawn_with(store, WriterConfig::default())
+    pub fn spawn(store: Store) -> GameWriter {
+        GameWriter::spawn_with(store, WriterConfig::default())
     }
 
-    /// [`ActionWriter::spawn`] with explicit settings (zero values count as 1).
+    /// [`GameWriter::spawn`] with explicit settings (zero values count as 1).
     ///
     /// # Panics
     /// Outside a tokio runtime (like `tokio::spawn`).
-    pub fn spawn_with(store: Store, config: WriterConfig) -> ActionWriter {
+    pub fn spawn_with(store: Store, config: WriterConfig) -> GameWriter {
         let config = WriterConfig {
             max_batch: config.max_batch.max(1),
             max_in_flight: config.max_in_flight.max(1),
@@ -91,24 +97,32 @@ impl ActionWriter {
         let (sender, receiver) = mpsc::channel(config.queue_capacity);
         let stats = Arc::new(CommitStats::default());
         tokio::spawn(run(store, receiver, Arc::clone(&stats), config));
-        ActionWriter { sender, stats }
+        GameWriter { sender, stats }
     }
 
-    /// Queues the action and resolves once it is committed (or failed). Dropping the future
-    /// after the action was queued does not cancel the write: it commits (or fails) anyway.
+    /// Queues the change and resolves once it is committed (or failed). Dropping the future
+    /// after the change was queued does not cancel the write: it commits (or fails) anyway.
     ///
     /// # Errors
-    /// [`StoreError::DuplicatePly`] if the game already has this ply (the other actions of
-    /// the batch commit regardless); [`StoreError::NotFound`] for an unknown game;
+    /// What [`Store::apply_changes`] answers for the change ([`StoreError::DuplicatePly`],
+    /// [`StoreError::NotFound`]…; the other changes of the batch commit regardless);
     /// [`StoreError::BatchFailed`] if the whole batch failed (e.g. the connection was lost);
     /// [`StoreError::WriterStopped`] if the writer task is gone.
-    pub async fn append(&self, action: NewAction) -> Result<(), StoreError> {
+    pub async fn commit(&self, change: GameChange) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
         self.sender
-            .send(Request { action, reply })
+            .send(Request { change, reply })
             .await
             .map_err(|_| StoreError::WriterStopped)?;
         answer.await.map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// [`GameWriter::commit`] of an action that does not end its game.
+    ///
+    /// # Errors
+    /// As [`GameWriter::commit`].
+    pub async fn append(&self, action: NewAction) -> Result<(), StoreError> {
+        self.commit(GameChange::Act(action, None)).await
     }
 
     /// The counters of this writer, for `/metrics`.
@@ -152,26 +166,62 @@ async fn run(
     tracing::debug!("action writer stopped: every handle was dropped");
 }
 
-/// Writes one batch and answers each of its callers.
+/// Writes one batch, as one statement or, rarely, a few in order ([`statements`]), and
+/// answers each of its callers.
 async fn write_batch(store: Store, requests: Vec<Request>, stats: Arc<CommitStats>) {
-    let (actions, replies): (Vec<NewAction>, Vec<_>) =
-        requests.into_iter().map(|r| (r.action, r.reply)).unzip();
-    match store.append_actions(&actions).await {
+    for statement in statements(requests) {
+        write_statement(&store, statement, &stats).await;
+    }
+}
+
+/// Cuts a batch into the statements that write it. In queue order, each request goes into
+/// the statement of its game's previous change, or into the one after it when either of the
+/// two writes the game's row. So each statement holds what [`Store::apply_changes`] accepts,
+/// and a game's changes are applied in the order they were queued. A batch without such a
+/// pair (nearly all) is one statement.
+fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
+    let mut statements: Vec<Vec<Request>> = vec![Vec::with_capacity(requests.len())];
+    // Per game: the statement of its latest change, and whether that change writes the row.
+    let mut latest: HashMap<Uuid, (usize, bool)> = HashMap::new();
+    for request in requests {
+        let game_id = request.change.game_id();
+        let writes_row = request.change.writes_game_row();
+        let index = match latest.get(&game_id) {
+            None => 0,
+            Some(&(at, false)) if !writes_row => at,
+            Some(&(at, _)) => at + 1,
+        };
+        latest.insert(game_id, (index, writes_row));
+        if statements.len() <= index {
+            statements.push(Vec::new());
+        }
+        if let Some(statement) = statements.get_mut(index) {
+            statement.push(request);
+        }
+    }
+    statements
+}
+
+/// Writes one statement's changes and answers their callers.
+async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
+    let (changes, replies): (Vec<GameChange>, Vec<_>) =
+        requests.into_iter().map(|r| (r.change, r.reply)).unzip();
+    match store.apply_changes(&changes).await {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
-            stats.record_batch(actions.len(), committed);
+            stats.record_batch(changes.len(), committed);
             for (reply, result) in replies.into_iter().zip(results) {
                 // The caller may have given up waiting (its game ended): nothing to do.
                 let _ = reply.send(result);
             }
         }
         Err(err) => {
-            tracing::error!(rows = actions.len(), cause = %err, "action batch failed");
-            stats.record_failed_batch(actions.len());
+            tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
+            stats.record_failed_batch(changes.len());
             let cause = err.to_string();
             for reply in replies {
                 let _ = reply.send(Err(StoreError::BatchFailed {
-                    rows: actions.len(),
+                    rows: changes.len(),
                     cause: cause.clone(),
                 }));
             }
@@ -187,7 +237,7 @@ fn log_panic(done: Option<Result<(), JoinError>>) {
     }
 }
 
-/// Counters of an [`ActionWriter`], all atomics so `/metrics` can read them without asking
+/// Counters of an [`GameWriter`], all atomics so `/metrics` can read them without asking
 /// the writer task.
 #[derive(Debug, Default)]
 pub struct CommitStats {
@@ -258,13 +308,13 @@ fn as_u64(n: usize) -> u64 {
 pub struct CommitStatsSnapshot {
     /// Batches written with one commit each.
     pub batches_committed: u64,
-    /// Actions committed.
+    /// Changes committed.
     pub rows_committed: u64,
-    /// Actions refused inside committed batches (duplicate ply, unknown game).
+    /// Changes refused inside committed batches (duplicate ply, unknown game…).
     pub rows_rejected: u64,
     /// Batches that failed as a whole.
     pub failed_batches: u64,
-    /// Actions lost with those batches (their callers got [`StoreError::BatchFailed`]).
+    /// Changes lost with those batches (their callers got [`StoreError::BatchFailed`]).
     pub rows_failed: u64,
     /// `(upper bound, batches)` per histogram bucket, in increasing order of bound; a
     /// Prometheus-style `le` label, but not cumulative.

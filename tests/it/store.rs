@@ -10,8 +10,8 @@
 use chrono::{DateTime, Utc};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::{
-    ActionRecord, ActionWriter, ClockSetting, ColorChoice, GameStatus, NewAction, NewGame, Store,
-    StoreError, User, WriterConfig,
+    ActionRecord, ClockSetting, ColorChoice, GameChange, GameEnd, GameStart, GameStatus,
+    GameWriter, NewAction, NewGame, Store, StoreError, User, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
 use std::sync::Arc;
@@ -822,7 +822,7 @@ async fn an_empty_batch_is_a_no_op(pool: PgPool) -> Result<(), StoreError> {
 /// One task per game, each appending plies `1..=plies` one after the other like a game actor
 /// (the next move only once the previous one is committed), all games at once.
 async fn play_concurrently(
-    writer: &ActionWriter,
+    writer: &GameWriter,
     game_ids: &[Uuid],
     plies: i32,
 ) -> Result<(), StoreError> {
@@ -871,7 +871,7 @@ async fn concurrent_appends_in_batches(
     for _ in 0..GAMES {
         game_ids.push(started_game(&store, alice.user_id, bob.user_id, Variant::Chazz).await);
     }
-    let writer = ActionWriter::spawn_with(store.clone(), config);
+    let writer = GameWriter::spawn_with(store.clone(), config);
 
     play_concurrently(&writer, &game_ids, PLIES).await?;
 
@@ -910,7 +910,7 @@ async fn writer_reports_failures_to_the_right_caller(pool: PgPool) -> Result<(),
     let bob = registered(&store, "Bob").await;
     let g1 = started_game(&store, alice.user_id, bob.user_id, Variant::Duel).await;
     let g2 = started_game(&store, alice.user_id, bob.user_id, Variant::Duel).await;
-    let writer = ActionWriter::spawn(store.clone());
+    let writer = GameWriter::spawn(store.clone());
     writer.append(action(g1, 1)).await?;
 
     let (duplicate, next, other_game, unknown_game) = tokio::join!(
@@ -941,7 +941,7 @@ async fn racing_appends_of_one_ply_commit_exactly_one(pool: PgPool) -> Result<()
     let alice = registered(&store, "Alice").await;
     let bob = registered(&store, "Bob").await;
     let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
-    let writer = ActionWriter::spawn(store.clone());
+    let writer = GameWriter::spawn(store.clone());
 
     let (first, second) = tokio::join!(
         writer.append(NewAction {
@@ -971,7 +971,7 @@ async fn writer_stops_once_every_handle_is_dropped(pool: PgPool) -> Result<(), S
     let alice = registered(&store, "Alice").await;
     let bob = registered(&store, "Bob").await;
     let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Chad).await;
-    let writer = ActionWriter::spawn(store.clone());
+    let writer = GameWriter::spawn(store.clone());
     let stats = writer.stats();
     let clone = writer.clone();
     writer.append(action(game_id, 1)).await?;
@@ -997,7 +997,7 @@ async fn writer_stops_once_every_handle_is_dropped(pool: PgPool) -> Result<(), S
 #[sqlx::test(migrations = "./migrations")]
 async fn writer_reports_a_lost_database(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool.clone());
-    let writer = ActionWriter::spawn(store);
+    let writer = GameWriter::spawn(store);
     pool.close().await;
 
     let result = writer.append(action(Uuid::new_v4(), 1)).await;
@@ -1007,6 +1007,302 @@ async fn writer_reports_a_lost_database(pool: PgPool) -> Result<(), StoreError> 
         "{result:?}"
     );
     assert_eq!(writer.stats().snapshot().failed_batches, 1);
+    Ok(())
+}
+
+// ---- batches of game changes -------------------------------------------------------------
+
+fn start(game_id: Uuid, white: Uuid, black: Uuid) -> GameChange {
+    GameChange::Start(GameStart {
+        game_id,
+        white_id: white,
+        black_id: black,
+        started_at: at(10),
+    })
+}
+
+fn end(game_id: Uuid, outcome: Outcome) -> GameEnd {
+    GameEnd {
+        game_id,
+        outcome,
+        ended_at: at(20),
+    }
+}
+
+async fn status_of(store: &Store, game_id: Uuid) -> Option<GameStatus> {
+    store
+        .load_game(game_id)
+        .await
+        .unwrap_or_else(|err| panic!("{err}"))
+        .map(|game| game.status)
+}
+
+/// Every kind of change, to different games, in one batch: one statement commits them all.
+#[sqlx::test(migrations = "./migrations")]
+async fn one_batch_creates_starts_plays_and_ends_games(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let created = NewGame {
+        clock: Some(ClockSetting {
+            initial_ms: 60_000,
+            increment_ms: 1_000,
+        }),
+        dice_commitment: Some("c0ffee".into()),
+        dice_seed: Some(vec![7; 32]),
+        start_position: Some("8/8/8/8/8/8/8/8 w - - 0 1".into()),
+        ..new_game(a, Variant::Drehs)
+    };
+    let waiting = new_game(a, Variant::Chazz);
+    store.create_game(&waiting).await?;
+    let playing = started_game(&store, a, b, Variant::Suicide).await;
+    let mated = started_game(&store, a, b, Variant::Suicide).await;
+    store.append_actions(&[action(mated, 1)]).await?;
+    let resigned = started_game(&store, a, b, Variant::Duel).await;
+    let checkmate = Outcome::win(Color::Black, EndReason::Checkmate);
+    let resignation = Outcome::win(Color::White, EndReason::Resignation);
+
+    let answers = store
+        .apply_changes(&[
+            GameChange::Create(created.clone()),
+            start(waiting.game_id, a, b),
+            GameChange::Act(action(playing, 1), None),
+            GameChange::Act(action(mated, 2), Some(end(mated, checkmate))),
+            GameChange::End(end(resigned, resignation)),
+        ])
+        .await?;
+
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    let loaded = store.load_game(created.game_id).await?.expect("created");
+    assert_eq!(
+        (
+            loaded.status,
+            loaded.variant,
+            loaded.clock,
+            loaded.start_position,
+            loaded.dice_commitment,
+            loaded.dice_seed
+        ),
+        (
+            GameStatus::Waiting,
+            Variant::Drehs,
+            created.clock,
+            created.start_position,
+            created.dice_commitment,
+            created.dice_seed
+        )
+    );
+    let started = store.load_game(waiting.game_id).await?.expect("started");
+    assert_eq!(
+        (
+            started.status,
+            started.white_id,
+            started.black_id,
+            started.started_at
+        ),
+        (GameStatus::Active, Some(a), Some(b), Some(at(10)))
+    );
+    assert_eq!(
+        plies(&store.load_game(playing).await?.expect("playing").actions),
+        [1]
+    );
+    let over = store.load_game(mated).await?.expect("mated");
+    assert_eq!(
+        (
+            over.status,
+            over.outcome,
+            over.ended_at,
+            plies(&over.actions)
+        ),
+        (
+            GameStatus::Finished,
+            Some(checkmate),
+            Some(at(20)),
+            vec![1, 2]
+        )
+    );
+    let gone = store.load_game(resigned).await?.expect("resigned");
+    assert_eq!(
+        (gone.status, gone.outcome),
+        (GameStatus::Finished, Some(resignation))
+    );
+    Ok(())
+}
+
+/// Conditional changes that find no game in the right state are answered `NotFound` on
+/// their own; the rest of the batch commits.
+#[sqlx::test(migrations = "./migrations")]
+async fn a_batch_answers_each_change_on_its_own(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let active = started_game(&store, a, b, Variant::Chad).await;
+    let over = started_game(&store, a, b, Variant::Chad).await;
+    let draw = Outcome::draw(EndReason::Agreement);
+    store.finish_game(over, &draw, at(15)).await?;
+    let waiting = new_game(a, Variant::Chad);
+    store.create_game(&waiting).await?;
+
+    let answers = store
+        .apply_changes(&[
+            // Already active: cannot start again.
+            start(active, a, b),
+            // Already over: cannot end again.
+            GameChange::End(end(over, Outcome::win(Color::White, EndReason::Timeout))),
+            GameChange::End(end(Uuid::new_v4(), draw)),
+            GameChange::End(end(waiting.game_id, Outcome::draw(EndReason::Aborted))),
+        ])
+        .await?;
+
+    assert!(
+        matches!(
+            answers.as_slice(),
+            [
+                Err(StoreError::NotFound),
+                Err(StoreError::NotFound),
+                Err(StoreError::NotFound),
+                Ok(())
+            ]
+        ),
+        "{answers:?}"
+    );
+    assert_eq!(
+        store.load_game(over).await?.expect("over").outcome,
+        Some(draw)
+    );
+    assert_eq!(
+        status_of(&store, waiting.game_id).await,
+        Some(GameStatus::Aborted)
+    );
+    Ok(())
+}
+
+/// A bad change (a ply already stored, a game created twice) sends the batch down the
+/// change-by-change path: it alone is refused, and the others commit, the last move with
+/// its game's end.
+#[sqlx::test(migrations = "./migrations")]
+async fn a_bad_change_does_not_sink_its_batch(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let replayed = started_game(&store, a, b, Variant::Suicide).await;
+    store.append_actions(&[action(replayed, 1)]).await?;
+    let mated = started_game(&store, a, b, Variant::Suicide).await;
+    let existing = new_game(a, Variant::Suicide);
+    store.create_game(&existing).await?;
+    let fresh = new_game(a, Variant::Suicide);
+    let no_user = new_game(Uuid::new_v4(), Variant::Suicide);
+    let stalemate = Outcome::win(Color::White, EndReason::Stalemate);
+
+    let answers = store
+        .apply_changes(&[
+            GameChange::Act(action(replayed, 1), None),
+            GameChange::Act(action(mated, 1), Some(end(mated, stalemate))),
+            GameChange::Create(existing.clone()),
+            GameChange::Create(fresh.clone()),
+            GameChange::Create(no_user),
+        ])
+        .await?;
+
+    assert!(
+        matches!(
+            answers.as_slice(),
+            [
+                Err(StoreError::DuplicatePly { ply: 1, .. }),
+                Ok(()),
+                Err(StoreError::Database(_)),
+                Ok(()),
+                Err(StoreError::NotFound)
+            ]
+        ),
+        "{answers:?}"
+    );
+    let over = store.load_game(mated).await?.expect("mated");
+    assert_eq!(
+        (over.status, over.outcome, plies(&over.actions)),
+        (GameStatus::Finished, Some(stalemate), vec![1])
+    );
+    assert_eq!(
+        status_of(&store, fresh.game_id).await,
+        Some(GameStatus::Waiting)
+    );
+    Ok(())
+}
+
+/// One statement cannot change a game's row twice: such a batch is refused whole, before
+/// anything is written. Several plain actions of one game are fine.
+#[sqlx::test(migrations = "./migrations")]
+async fn one_statement_changes_a_game_row_once(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let game = new_game(a, Variant::Duel);
+
+    let refused = store
+        .apply_changes(&[GameChange::Create(game.clone()), start(game.game_id, a, b)])
+        .await;
+
+    assert!(
+        matches!(refused, Err(StoreError::SameGameTwice { game_id }) if game_id == game.game_id),
+        "{refused:?}"
+    );
+    assert_eq!(status_of(&store, game.game_id).await, None);
+    let playing = started_game(&store, a, b, Variant::Duel).await;
+    let answers = store
+        .apply_changes(&[
+            GameChange::Act(action(playing, 1), None),
+            GameChange::Act(action(playing, 2), None),
+        ])
+        .await?;
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    Ok(())
+}
+
+/// Through the writer, a game's whole life queued at once (each change sent before the
+/// previous one is answered) commits in order: the writer cuts the batch into statements.
+#[sqlx::test(migrations = "./migrations")]
+async fn the_writer_commits_a_whole_game_queued_at_once(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let game = new_game(a, Variant::Suicide);
+    let other = started_game(&store, a, b, Variant::Suicide).await;
+    let id = game.game_id;
+    let outcome = Outcome::win(Color::White, EndReason::Checkmate);
+    let writer = GameWriter::spawn(store.clone());
+
+    // `join!` polls in order, so the changes are queued in this order.
+    let answers = tokio::join!(
+        writer.commit(GameChange::Create(game)),
+        writer.commit(start(id, a, b)),
+        writer.append(action(other, 1)),
+        writer.append(action(id, 1)),
+        writer.append(action(id, 2)),
+        writer.commit(GameChange::Act(action(id, 3), Some(end(id, outcome)))),
+        writer.append(action(other, 2)),
+    );
+
+    assert!(
+        matches!(
+            answers,
+            (Ok(()), Ok(()), Ok(()), Ok(()), Ok(()), Ok(()), Ok(()))
+        ),
+        "{answers:?}"
+    );
+    let over = store.load_game(id).await?.expect("the game");
+    assert_eq!(
+        (over.status, over.outcome, plies(&over.actions)),
+        (GameStatus::Finished, Some(outcome), vec![1, 2, 3])
+    );
+    let stats = writer.stats().snapshot();
+    assert_eq!(stats.rows_committed, 7);
+    // Created, started, and the plain moves with the last: at least three statements.
+    assert!(stats.batches_committed >= 3, "{stats:?}");
     Ok(())
 }
 
@@ -1105,7 +1401,7 @@ async fn writer_throughput() -> Result<(), StoreError> {
             max_in_flight: in_flight,
             ..WriterConfig::default()
         };
-        let writer = ActionWriter::spawn_with(store.clone(), config);
+        let writer = GameWriter::spawn_with(store.clone(), config);
         let started = std::time::Instant::now();
         play_concurrently(&writer, &game_ids, plies).await?;
         let elapsed = started.elapsed();
