@@ -135,7 +135,7 @@ impl Metrics {
         let _ = writeln!(out, "oddboard_move_latency_seconds_count {cumulative}");
         let _ = writeln!(
             out,
-            "# HELP oddboard_commit_batch_size Actions written per database transaction."
+            "# HELP oddboard_commit_batch_size Game changes (actions, games created, started, ended) written per database transaction."
         );
         let _ = writeln!(out, "# TYPE oddboard_commit_batch_size histogram");
         let mut cumulative = 0;

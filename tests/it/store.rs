@@ -9,6 +9,7 @@
 
 use chrono::{DateTime, Utc};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
+use oddboard::store::changes::APPLY_CHANGES;
 use oddboard::store::{
     ActionRecord, ClockSetting, ColorChoice, GameChange, GameEnd, GameStart, GameStatus,
     GameWriter, NewAction, NewGame, Store, StoreError, User, WriterConfig,
@@ -1259,6 +1260,54 @@ async fn one_statement_changes_a_game_row_once(pool: PgPool) -> Result<(), Store
         ])
         .await?;
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    Ok(())
+}
+
+/// The batch statement's updates probe `game_pkey` for the games of the batch, in the plan a
+/// prepared statement settles on, however many games are unfinished: reading the partial
+/// index of unfinished games instead costs every batch a pass over all games in play.
+#[sqlx::test(migrations = "./migrations")]
+async fn the_batch_statement_finds_games_by_primary_key(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let mut conn = store.pool().acquire().await?;
+    sqlx::query(
+        "insert into game (game_id, variant, creator_id, color_choice) \
+         select gen_random_uuid(), 'suicide', $1, 'random' from generate_series(1, 3000)",
+    )
+    .bind(alice.user_id)
+    .execute(&mut *conn)
+    .await?;
+    let types = "uuid[], text[], uuid[], uuid[], uuid[], text[], int8[], int8[], bool[], \
+                 text[], text[], bytea[], uuid[], uuid[], uuid[], timestamptz[], uuid[], \
+                 int4[], text[], text[], int8[], int8[], jsonb[], uuid[], text[], text[], \
+                 text[], timestamptz[]";
+    for statement in [
+        "analyze game".to_string(),
+        "set plan_cache_mode = force_generic_plan".to_string(),
+        format!("prepare apply_changes ({types}) as {APPLY_CHANGES}"),
+    ] {
+        sqlx::raw_sql(&statement).execute(&mut *conn).await?;
+    }
+    let one = "array[gen_random_uuid()]";
+    let arguments: Vec<&str> = (1..=28)
+        .map(|n| match n {
+            13..=15 | 24 => one,
+            16 | 28 => "array[now()]",
+            25..=27 => "array['x']",
+            _ => "'{}'",
+        })
+        .collect();
+    let plan: Vec<String> = sqlx::query_scalar(&format!(
+        "explain (costs off) execute apply_changes ({})",
+        arguments.join(", ")
+    ))
+    .fetch_all(&mut *conn)
+    .await?;
+    let plan = plan.join("\n");
+    assert_eq!(plan.matches("Index Scan on game_pkey").count(), 2, "{plan}");
+    assert!(!plan.contains("game_unfinished_idx"), "{plan}");
+    assert!(!plan.contains("Seq Scan on game "), "{plan}");
     Ok(())
 }
 
