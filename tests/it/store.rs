@@ -92,6 +92,25 @@ async fn set_created_at(store: &Store, game_id: Uuid, created_at: DateTime<Utc>)
         .unwrap_or_else(|err| panic!("{err}"));
 }
 
+/// Adds `count` waiting games of one new user, for the tests of query plans, which depend on
+/// the table's size; returns the connection they were made on.
+async fn with_waiting_games(
+    store: &Store,
+    count: i32,
+) -> Result<sqlx::pool::PoolConnection<sqlx::Postgres>, StoreError> {
+    let creator = registered(store, "Creator").await;
+    let mut conn = store.pool().acquire().await?;
+    sqlx::query(
+        "insert into game (game_id, variant, creator_id, color_choice) \
+         select gen_random_uuid(), 'suicide', $1, 'random' from generate_series(1, $2)",
+    )
+    .bind(creator.user_id)
+    .bind(count)
+    .execute(&mut *conn)
+    .await?;
+    Ok(conn)
+}
+
 async fn count_actions(store: &Store) -> i64 {
     sqlx::query_scalar("select count(*) from game_action")
         .fetch_one(store.pool())
@@ -778,16 +797,8 @@ async fn actions_need_their_game_and_go_with_it(pool: PgPool) -> Result<(), Stor
 #[sqlx::test(migrations = "./migrations")]
 async fn the_game_check_probes_the_primary_key(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
     // Temporary tables belong to one connection: everything below runs on this one.
-    let mut conn = store.pool().acquire().await?;
-    sqlx::query(
-        "insert into game (game_id, variant, creator_id, color_choice) \
-         select gen_random_uuid(), 'suicide', $1, 'random' from generate_series(1, 3000)",
-    )
-    .bind(alice.user_id)
-    .execute(&mut *conn)
-    .await?;
+    let mut conn = with_waiting_games(&store, 3000).await?;
     for statement in [
         "analyze game",
         "create temp table inserted as select game_id, 1 as ply from game limit 48",
@@ -1269,15 +1280,7 @@ async fn one_statement_changes_a_game_row_once(pool: PgPool) -> Result<(), Store
 #[sqlx::test(migrations = "./migrations")]
 async fn the_batch_statement_finds_games_by_primary_key(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let mut conn = store.pool().acquire().await?;
-    sqlx::query(
-        "insert into game (game_id, variant, creator_id, color_choice) \
-         select gen_random_uuid(), 'suicide', $1, 'random' from generate_series(1, 3000)",
-    )
-    .bind(alice.user_id)
-    .execute(&mut *conn)
-    .await?;
+    let mut conn = with_waiting_games(&store, 3000).await?;
     let types = "uuid[], text[], uuid[], uuid[], uuid[], text[], int8[], int8[], bool[], \
                  text[], text[], bytea[], uuid[], uuid[], uuid[], timestamptz[], uuid[], \
                  int4[], text[], text[], int8[], int8[], jsonb[], uuid[], text[], text[], \
