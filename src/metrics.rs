@@ -1,7 +1,7 @@
 //! Process-wide counters for `/metrics`, rendered in the Prometheus text format.
 //!
 //! Plain atomics updated on the hot path (no locks per move); the move-latency histogram has
-//! fixed buckets. Commit batch sizes come from the store's action writer and are rendered
+//! fixed buckets. Commit batch sizes come from the store's game writer and are rendered
 //! beside these.
 
 use crate::store::CommitStatsSnapshot;

@@ -46,7 +46,7 @@ use uuid::Uuid;
 /// `#[sqlx::test(migrator = "oddboard::store::MIGRATOR")]`.
 pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
-/// Connections in the pool. Game actors do not hold connections (actions go through the
+/// Connections in the pool. Game actors do not hold connections (their changes go through the
 /// single [`GameWriter`]), so a handful serves many games.
 const MAX_CONNECTIONS: u32 = 10;
 
