@@ -61,7 +61,7 @@ impl GameChange {
 
 /// The first game of the batch that has a change writing its row beside any other change,
 /// which one statement cannot apply in order.
-pub(super) fn game_changed_twice(changes: &[GameChange]) -> Option<Uuid> {
+fn game_changed_twice(changes: &[GameChange]) -> Option<Uuid> {
     let row_writes: HashSet<Uuid> = changes
         .iter()
         .filter(|c| c.writes_game_row())
