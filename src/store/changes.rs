@@ -115,11 +115,11 @@ impl Store {
                     _ => None,
                 })
                 .collect();
-            insert_actions(&self.pool, &actions)
+            insert_actions(&self.writer_pool, &actions)
                 .await
                 .map(|()| Applied::default())
         } else {
-            apply_in_one_statement(&self.pool, changes).await
+            apply_in_one_statement(&self.writer_pool, changes).await
         };
         match written {
             Ok(applied) => Ok(changes.iter().map(|c| applied.answer(c)).collect()),
@@ -136,7 +136,7 @@ impl Store {
         &self,
         changes: &[GameChange],
     ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer_pool.begin().await?;
         let mut answers = Vec::with_capacity(changes.len());
         for change in changes {
             let mut savepoint = sqlx::Acquire::begin(&mut *tx).await?;

@@ -1,4 +1,4 @@
-//! Persistence: the only module that contains SQL. It owns the PostgreSQL pool, the schema
+//! Persistence: the only module that contains SQL. It owns the PostgreSQL pools, the schema
 //! (`migrations/`), and the translation between rows and the types the other layers use.
 //!
 //! - [`users`]: accounts, password hashes and login sessions.
@@ -49,6 +49,21 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 /// Connections in the pool. Game actors do not hold connections (their changes go through the
 /// single [`GameWriter`]), so a handful serves many games.
 const MAX_CONNECTIONS: u32 = 10;
+
+/// Connections of the writer's own pool: the group-commit writer runs one statement at a
+/// time, and the second connection covers a dying one being replaced.
+const WRITER_CONNECTIONS: u32 = 2;
+
+/// The planner setting of the writer's connections ([`Store::apply_changes`]).
+///
+/// The writer's statements find game rows by primary key and insert rows; a sequential scan is
+/// never the right plan for them. But PostgreSQL caches the generic plan of a prepared
+/// statement the first few times it runs, costed on the table's size then, and keeps it until
+/// the table is next analyzed. On a new database that plan scans the whole `game` table for
+/// every batch; within 20 seconds of load the table holds thousands of games, and autovacuum
+/// had not yet analyzed it (seen with auto_explain, docs/performance.md). Turning sequential
+/// scans off on these connections only makes the cached plan use `game_pkey` from the start.
+const WRITER_PLANNER_SETTINGS: [(&str, &str); 1] = [("enable_seqscan", "off")];
 
 /// How long a query waits for a free connection before giving up.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -131,6 +146,9 @@ impl StoreError {
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: PgPool,
+    /// The connections of the group-commit writer ([`Store::apply_changes`]), with
+    /// [`WRITER_PLANNER_SETTINGS`]. Same database as `pool`.
+    writer_pool: PgPool,
 }
 
 impl Store {
@@ -145,31 +163,34 @@ impl Store {
     pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         let options = PgConnectOptions::from_str(database_url)?;
         ensure_database_exists(&options).await?;
-        let pool = PgPoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            // No ping before every acquire: it was a whole extra round trip to PostgreSQL per
-            // commit batch and per query (5% of the server's CPU under load, and as much of the
-            // database's). A connection that died is found by the query that uses it, which
-            // fails like any database error (an action batch answers `storage_failed` and
-            // nothing is adopted), and the pool then replaces it.
-            .test_before_acquire(false)
+        let pool = pool_options(MAX_CONNECTIONS)
             .connect_with(options.clone())
             .await
             .map_err(|err| unreachable_or(err, &options))?;
         MIGRATOR.run(&pool).await?;
         tracing::info!(url = %url_without_password(&options), "connected to PostgreSQL");
-        Ok(Store { pool })
+        Ok(Store::from_pool(pool))
     }
 
-    /// Wraps an existing pool (tests, tools). Runs no migrations.
+    /// Wraps an existing pool (tests, tools), adding the writer's own pool on the same
+    /// database (connected on first use). Runs no migrations.
     pub fn from_pool(pool: PgPool) -> Store {
-        Store { pool }
+        let writer_options = (*pool.connect_options())
+            .clone()
+            .options(WRITER_PLANNER_SETTINGS);
+        let writer_pool = pool_options(WRITER_CONNECTIONS).connect_lazy_with(writer_options);
+        Store { pool, writer_pool }
     }
 
     /// The underlying pool, for health checks and tests.
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// The pool of the group-commit writer, whose connections carry the writer's planner
+    /// settings; for tests.
+    pub fn writer_pool(&self) -> &PgPool {
+        &self.writer_pool
     }
 
     /// One round trip to the database, for readiness checks.
@@ -180,6 +201,19 @@ impl Store {
         sqlx::query("select 1").execute(&self.pool).await?;
         Ok(())
     }
+}
+
+/// The settings both pools share.
+fn pool_options(max_connections: u32) -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        // No ping before every acquire: it was a whole extra round trip to PostgreSQL per
+        // commit batch and per query (5% of the server's CPU under load, and as much of the
+        // database's). A connection that died is found by the query that uses it, which
+        // fails like any database error (an action batch answers `storage_failed` and
+        // nothing is adopted), and the pool then replaces it.
+        .test_before_acquire(false)
 }
 
 /// Opens one connection to the target database; if PostgreSQL says the database does not
