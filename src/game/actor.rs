@@ -725,7 +725,9 @@ impl GameActor {
             .and_then(|a| serde_json::to_value(a).ok());
         // An action that ends the game is committed with the game's end: one commit, and
         // no moment at which the last move is stored but the game still looks unfinished.
-        let ends = next.outcome().map(|outcome| GameEnd {
+        // The snapshot already holds the outcome; asking the game again would repeat its
+        // search for a legal move on every move.
+        let ends = rules.outcome.map(|outcome| GameEnd {
             game_id: self.id,
             outcome,
             ended_at: chrono::Utc::now(),

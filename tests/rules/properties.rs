@@ -52,6 +52,10 @@ fn random_playout(variant: Variant, seed: u64, max_plies: usize) -> Result<(), S
         if snapshot.legal_actions != legal {
             return Err(format!("{here}: snapshot lists other actions"));
         }
+        // The game actor reads a move's outcome from the snapshot.
+        if snapshot.outcome != game.outcome() {
+            return Err(format!("{here}: snapshot tells another outcome"));
+        }
         if serde_json::to_string(&snapshot).is_err() {
             return Err(format!("{here}: snapshot does not serialize"));
         }
