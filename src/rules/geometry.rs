@@ -8,6 +8,7 @@
 use super::error::ParsePositionError;
 use super::snapshot::Label;
 use std::borrow::Cow;
+use std::fmt::Write;
 use std::sync::LazyLock;
 
 /// Files and ranks that [`Coord::label`] names without allocating: every square of a board
@@ -395,35 +396,7 @@ impl<T: Clone> Mailbox<T> {
 
     /// Writes the placement field: the inverse of [`Mailbox::parse_placement`].
     pub fn placement(&self, mut piece: impl FnMut(&T) -> char) -> String {
-        let mut out = String::new();
-        for rank in (0..self.shape.height).rev() {
-            let mut empty = 0;
-            for file in 0..self.shape.width {
-                let c = Coord::new(file, rank);
-                if !self.shape.contains(c) {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push('*');
-                } else if let Some(t) = self.get(c) {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push(piece(t));
-                } else {
-                    empty += 1;
-                }
-            }
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                out.push('/');
-            }
-        }
-        out
+        write_placement(&self.shape, |c| self.get(c).map(&mut piece))
     }
 }
 
@@ -432,6 +405,42 @@ fn too_wide(rank: u8, width: u8) -> ParsePositionError {
         "rank {} does not have exactly {width} files",
         u32::from(rank) + 1
     ))
+}
+
+/// Writes a placement field (ranks from the top, `/` between them, runs of empty squares as
+/// numbers, holes as `*`) for a board of `shape` whose square `c` holds `piece(c)`. Boards
+/// kept in another form than a [`Mailbox`] write their positions with it directly: a live
+/// game writes its position on every move.
+pub fn write_placement(shape: &Shape, mut piece: impl FnMut(Coord) -> Option<char>) -> String {
+    fn flush(out: &mut String, empty: &mut u32) {
+        if *empty > 0 {
+            // A run is at most a rank long; `fmt::Write` for a String cannot fail.
+            let _ = write!(out, "{empty}");
+            *empty = 0;
+        }
+    }
+    let mut out =
+        String::with_capacity(usize::from(shape.width) * usize::from(shape.height) / 2 + 16);
+    for rank in (0..shape.height).rev() {
+        let mut empty = 0;
+        for file in 0..shape.width {
+            let c = Coord::new(file, rank);
+            if !shape.contains(c) {
+                flush(&mut out, &mut empty);
+                out.push('*');
+            } else if let Some(ch) = piece(c) {
+                flush(&mut out, &mut empty);
+                out.push(ch);
+            } else {
+                empty += 1;
+            }
+        }
+        flush(&mut out, &mut empty);
+        if rank > 0 {
+            out.push('/');
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -180,6 +180,12 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
         }
     }
 
+    /// The human notation of the action [`Rules::apply`] played last, as
+    /// [`Rules::action_to_human`] wrote it in the position before (every variant works it out
+    /// while applying, for its snapshot's last action, so a live game's move has it worked
+    /// out once). None before the first action.
+    fn last_action_human(&self) -> Option<String>;
+
     /// How the game ended, if it has.
     fn outcome(&self) -> Option<Outcome>;
 
@@ -373,12 +379,24 @@ macro_rules! any_game {
                 match *self {
                     $(AnyGame::$name(ref mut g) => {
                         let action = g.parse_action(text)?;
-                        let played = Played {
-                            machine: g.action_to_machine(&action),
-                            human: g.action_to_human(&action),
-                        };
+                        let machine = g.action_to_machine(&action);
                         g.apply(&action)?;
-                        Ok(played)
+                        let human = g.last_action_human().unwrap_or_else(|| machine.clone());
+                        Ok(Played { machine, human })
+                    })*
+                }
+            }
+
+            /// The human notation of an action, read in this position (before it is played);
+            /// the machine notation for an action that is not legal here.
+            ///
+            /// # Errors
+            /// The text does not parse.
+            pub fn human_notation(&self, text: &str) -> Result<String, ParseActionError> {
+                match *self {
+                    $(AnyGame::$name(ref g) => {
+                        let action = g.parse_action(text)?;
+                        Ok(g.action_to_human(&action))
                     })*
                 }
             }

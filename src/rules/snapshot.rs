@@ -103,22 +103,73 @@ pub fn shared_boards(
 /// position on every move of a live game: on Chad's board, string comparisons were a sixth of
 /// the server's work.
 pub fn sort_action_texts(actions: &mut Vec<String>) {
-    let mut keyed: Vec<(u64, String)> = actions
+    let keyed = actions
         .drain(..)
         .map(|text| (leading_bytes(&text), text))
         .collect();
+    actions.extend(sort_keyed(keyed));
+}
+
+/// The texts of `actions`, each written by `write`, sorted as [`sort_action_texts`] sorts
+/// them. Texts of up to seven bytes (every Chad move, most others) are sorted as plain
+/// numbers (their bytes, then their length in the eighth byte) and only then made into
+/// strings: a Chad position has around a hundred moves, and sorting them as strings was a
+/// quarter of its snapshot.
+pub fn sorted_action_texts<A>(
+    actions: impl IntoIterator<Item = A>,
+    write: impl Fn(&A, &mut String),
+) -> Vec<String> {
+    let actions = actions.into_iter();
+    let mut scratch = String::with_capacity(16);
+    let mut short: Vec<u64> = Vec::with_capacity(actions.size_hint().0);
+    let mut long: Vec<(u64, String)> = Vec::new();
+    for action in actions {
+        scratch.clear();
+        write(&action, &mut scratch);
+        let key = leading_bytes(&scratch);
+        match u8::try_from(scratch.len()) {
+            // The eighth byte of a shorter text's number is zero: its length goes there, so
+            // that a text sorts before the same text with NUL bytes added.
+            Ok(len) if len < 8 => short.push(key | u64::from(len)),
+            _ => long.push((key, scratch.clone())),
+        }
+    }
+    let text_of = |packed: u64| {
+        let bytes = packed.to_be_bytes();
+        let text = &bytes[..usize::from(bytes[7])];
+        if text.is_ascii() {
+            text.iter().map(|&b| char::from(b)).collect()
+        } else {
+            // The bytes are a whole text that was a String, so they are UTF-8.
+            String::from_utf8_lossy(text).into_owned()
+        }
+    };
+    if long.is_empty() {
+        short.sort_unstable();
+        return short.into_iter().map(text_of).collect();
+    }
+    long.extend(
+        short
+            .into_iter()
+            .map(|packed| (packed & !0xff, text_of(packed))),
+    );
+    sort_keyed(long).collect()
+}
+
+fn sort_keyed(mut keyed: Vec<(u64, String)>) -> impl Iterator<Item = String> {
     keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    actions.extend(keyed.into_iter().map(|(_, text)| text));
+    keyed.into_iter().map(|(_, text)| text)
 }
 
 /// The first eight bytes of `text`, zero-padded, as a big-endian number: ordered as the texts
 /// are whenever they differ within those bytes (zero sorts first, as a shorter text does).
 fn leading_bytes(text: &str) -> u64 {
-    let mut word = [0u8; 8];
-    for (slot, byte) in word.iter_mut().zip(text.bytes()) {
-        *slot = byte;
-    }
-    u64::from_be_bytes(word)
+    // Shifted in byte by byte: copying a short text into an array compiled to a call to
+    // memcpy per action, an eighth of a Chad snapshot's time.
+    let bytes = text.as_bytes();
+    (0..8).fold(0, |word, i| {
+        (word << 8) | u64::from(bytes.get(i).copied().unwrap_or(0))
+    })
 }
 
 /// A named set of squares on one board, optionally owned by a colour.
@@ -367,6 +418,14 @@ mod tests {
         sort_action_texts(&mut ours);
         expected.sort_unstable();
         assert_eq!(ours, expected);
+        // Written one by one: with texts longer than eight bytes among them, and without.
+        let written = sorted_action_texts(texts, |text, out| out.push_str(text));
+        assert_eq!(written, expected);
+        let short: Vec<&str> = texts.into_iter().filter(|t| t.len() <= 8).collect();
+        let mut expected_short: Vec<String> = short.iter().map(|t| t.to_string()).collect();
+        expected_short.sort_unstable();
+        let written = sorted_action_texts(short, |text, out| out.push_str(text));
+        assert_eq!(written, expected_short);
     }
 
     #[test]

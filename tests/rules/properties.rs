@@ -76,11 +76,26 @@ fn random_playout(variant: Variant, seed: u64, max_plies: usize) -> Result<(), S
             .get(rng.below(legal.len()))
             .cloned()
             .unwrap_or_default();
+        let human = game
+            .human_notation(&action)
+            .map_err(|e| format!("{here}: {action}: {e}"))?;
         let played = game
             .play(&action)
             .map_err(|e| format!("{here}: {action}: {e}"))?;
         if played.machine != action {
             return Err(format!("{here}: {action} reprints as {}", played.machine));
+        }
+        // Variants write the notation while playing; it must be what the position before
+        // tells, and what the snapshot shows as the last action.
+        if played.human != human {
+            return Err(format!(
+                "{here}: {action} played as {} but reads {human} before",
+                played.human
+            ));
+        }
+        let shown = game.snapshot().last_action.map(|last| last.human);
+        if shown.as_deref() != Some(human.as_str()) {
+            return Err(format!("{here}: {action} ({human}) shown as {shown:?}"));
         }
     }
     Ok(())

@@ -31,10 +31,11 @@
 
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
-    parse_square_prefix, Coord, Mailbox, Shape, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
+    parse_square_prefix, write_placement, Coord, Mailbox, Shape, KING_STEPS, KNIGHT_LEAPS,
+    ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone,
+    shared_boards, sorted_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone,
 };
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
@@ -214,14 +215,6 @@ impl Cells {
         }
         cells
     }
-
-    fn to_mailbox(self) -> Mailbox<Piece> {
-        let mut board = Mailbox::empty(Shape::rectangle(SIZE, SIZE));
-        for (square, piece) in self.occupied() {
-            board.set(square, Some(piece));
-        }
-        board
-    }
 }
 
 /// The squares met going from `from` in direction `(df, dr)`, up to the edge of the board.
@@ -296,13 +289,16 @@ impl ChadMove {
     }
 }
 
-/// What the last move did, enough to rebuild the position before it (for its human notation).
-#[derive(Clone, Copy, Debug)]
+/// What the last move did, for the snapshot's last action.
+#[derive(Clone, Debug)]
 struct LastMove {
     action: ChadMove,
     /// The man that moved, as it was before any promotion.
     moved: Piece,
     captured: Option<Piece>,
+    /// The human notation, written by [`Rules::apply`] (empty after [`Chad::play_unchecked`],
+    /// which searches and perft use and which no one reads the notation of).
+    human: String,
 }
 
 /// A Chad game: the position plus the history the draw rules need.
@@ -452,30 +448,50 @@ impl Chad {
     }
 
     /// Whether the man on `from` is all that stands between its king and an enemy line (only
-    /// meaningful when the king is not in check).
+    /// meaningful when the king is not in check): the first man met from the king towards
+    /// `from` is that man, and beyond it the line is the enemy's.
     fn is_pinned(&self, from: Coord) -> bool {
         let king = self.king_square(self.turn);
         direction_towards(king, from).is_some_and(|direction| {
-            let mut without = self.board;
-            without.take(from);
-            is_ray_attacked(&without, king, direction, self.turn.other())
+            ray(king, direction).find(|&c| self.piece_at(c).is_some()) == Some(from)
+                && is_ray_attacked(&self.board, from, direction, self.turn.other())
         })
     }
 
     /// The legal moves of the man on `from`: the one generator behind [`Rules::legal_actions`]
-    /// and [`Rules::apply`]. It ignores whether the game is already over.
-    fn legal_moves_from(&self, in_check: bool, from: Coord, out: &mut Vec<ChadMove>) {
-        let mut pseudo = Vec::new();
-        self.pseudo_moves_from(from, None, &mut pseudo);
+    /// and [`Rules::apply`]. It ignores whether the game is already over. `pseudo` is scratch
+    /// space, so that a whole position's moves are generated without an allocation per man.
+    fn legal_moves_from(
+        &self,
+        in_check: bool,
+        from: Coord,
+        pseudo: &mut Vec<ChadMove>,
+        out: &mut Vec<ChadMove>,
+    ) {
+        pseudo.clear();
+        self.pseudo_moves_from(from, None, pseudo);
+        if pseudo.is_empty() {
+            return;
+        }
+        // Whether the man is pinned depends on its square alone: asked once, not per move.
+        let pinned = !in_check && from != self.king_square(self.turn) && self.is_pinned(from);
         out.extend(
             pseudo
-                .into_iter()
-                .filter(|&action| self.is_safe(in_check, action)),
+                .iter()
+                .copied()
+                .filter(|&action| self.is_safe_given(in_check, pinned, action)),
         );
     }
 
     /// Whether `action`, which obeys the movement rules, keeps the mover's king out of check.
     fn is_safe(&self, in_check: bool, action: ChadMove) -> bool {
+        let pinned = !in_check && self.is_pinned(action.from);
+        self.is_safe_given(in_check, pinned, action)
+    }
+
+    /// [`Chad::is_safe`] with whether the moving man is pinned already known (it is not asked
+    /// of the king, nor when the king is in check).
+    fn is_safe_given(&self, in_check: bool, pinned: bool, action: ChadMove) -> bool {
         let king = self.king_square(self.turn);
         if action.from == king {
             return !self.leaves_king_in_check(action);
@@ -487,24 +503,24 @@ impl Chad {
                 && !self.leaves_king_in_check(action);
         }
         // Out of check, only a man pinned to the king can expose it.
-        !self.is_pinned(action.from) || !self.leaves_king_in_check(action)
+        !pinned || !self.leaves_king_in_check(action)
     }
 
     /// The squares of the side to move's men.
-    fn own_squares(&self) -> Vec<Coord> {
+    fn own_squares(&self) -> impl Iterator<Item = Coord> + '_ {
         self.board
             .occupied()
             .filter(|(_, p)| p.color == self.turn)
             .map(|(c, _)| c)
-            .collect()
     }
 
     /// Every legal move, ignoring whether a draw rule has already ended the game.
     fn generate_legal(&self) -> Vec<ChadMove> {
         let in_check = self.is_check(self.turn);
-        let mut out = Vec::new();
+        let mut pseudo = Vec::with_capacity(32);
+        let mut out = Vec::with_capacity(96);
         for from in self.own_squares() {
-            self.legal_moves_from(in_check, from, &mut out);
+            self.legal_moves_from(in_check, from, &mut pseudo, &mut out);
         }
         out
     }
@@ -512,11 +528,55 @@ impl Chad {
     /// Whether the side to move has any legal move (stops at the first one).
     fn has_legal_move(&self) -> bool {
         let in_check = self.is_check(self.turn);
+        let mut pseudo = Vec::new();
         let mut out = Vec::new();
-        self.own_squares().into_iter().any(|from| {
-            self.legal_moves_from(in_check, from, &mut out);
+        self.own_squares().any(|from| {
+            self.legal_moves_from(in_check, from, &mut pseudo, &mut out);
             !out.is_empty()
         })
+    }
+
+    /// The check mark the last move earns in human notation: `+` when the side to move is in
+    /// check, `#` when that check is mate, nothing otherwise.
+    fn check_mark(&self, has_legal_move: impl FnOnce() -> bool) -> &'static str {
+        if !self.is_check(self.turn) {
+            ""
+        } else if has_legal_move() {
+            "+"
+        } else {
+            "#"
+        }
+    }
+
+    /// How the game stands, given whether the side to move has a legal move and which draw
+    /// rule, if any, applies: the one judgement behind [`Rules::outcome`] and the snapshot.
+    fn outcome_with(&self, has_legal_move: bool, draw: Option<EndReason>) -> Option<Outcome> {
+        // A mate delivered on the hundredth quiet ply still wins, so mate is looked at first.
+        if !has_legal_move {
+            return Some(if self.is_check(self.turn) {
+                Outcome::win(self.turn.other(), EndReason::Checkmate)
+            } else {
+                Outcome::draw(EndReason::Stalemate)
+            });
+        }
+        draw.map(Outcome::draw)
+    }
+
+    /// The human notation of a legal `action` up to its check mark, which only the position
+    /// after it can tell: the man's letter, the disambiguation, `x` for a capture, the square
+    /// and `=Q` for a promotion.
+    fn human_without_check_mark(&self, action: ChadMove, piece: Piece) -> String {
+        let mut text = String::with_capacity(10);
+        text.push(piece.role.upper_char());
+        text.push_str(&self.disambiguation(action, piece.role));
+        if self.piece_at(action.to).is_some() {
+            text.push('x');
+        }
+        action.to.push_name(&mut text);
+        if promotes(piece, action.to) {
+            text.push_str("=Q");
+        }
+        text
     }
 
     /// Plays a move known to be legal: moves the man (promoting a rook that ends in the enemy
@@ -558,6 +618,7 @@ impl Chad {
             action,
             moved,
             captured,
+            human: String::new(),
         });
     }
 
@@ -608,21 +669,6 @@ impl Chad {
             }
         }
         IllegalAction::NotLegal(action.machine())
-    }
-
-    /// The position before the last move, for writing that move in human notation.
-    fn before_last(&self) -> Option<(Chad, ChadMove)> {
-        let last = self.last?;
-        let mut before = self.clone();
-        before.board.set(last.action.from, Some(last.moved));
-        before.board.set(last.action.to, last.captured);
-        if last.moved.role == Role::King {
-            before.kings[last.moved.color.index()] = last.action.from;
-        }
-        before.turn = last.moved.color;
-        before.hash = before.full_hash();
-        before.last = None;
-        Some((before, last.action))
     }
 
     /// Whether `action` is legal now, looking only at the man it moves.
@@ -844,7 +890,9 @@ impl Rules for Chad {
     fn position(&self) -> String {
         format!(
             "{} {} - - {} {}",
-            self.board.to_mailbox().placement(|p| p.fen_char()),
+            write_placement(&Shape::rectangle(SIZE, SIZE), |c| self
+                .piece_at(c)
+                .map(|p| p.fen_char())),
             self.turn.fen_char(),
             self.halfmove_clock,
             self.fullmove_number
@@ -879,20 +927,26 @@ impl Rules for Chad {
                 IllegalAction::GameOver
             });
         }
+        let mut human = self
+            .piece_at(action.from)
+            .map(|piece| self.human_without_check_mark(*action, piece))
+            .unwrap_or_default();
         self.play_unchecked(*action);
+        human.push_str(self.check_mark(|| self.has_legal_move()));
+        if let Some(last) = self.last.as_mut() {
+            last.human = human;
+        }
         Ok(())
     }
 
+    fn last_action_human(&self) -> Option<String> {
+        // Empty after `play_unchecked`, which writes no notation.
+        let last = self.last.as_ref().filter(|last| !last.human.is_empty())?;
+        Some(last.human.clone())
+    }
+
     fn outcome(&self) -> Option<Outcome> {
-        // A mate delivered on the hundredth quiet ply still wins, so mate is looked at first.
-        if !self.has_legal_move() {
-            return Some(if self.is_check(self.turn) {
-                Outcome::win(self.turn.other(), EndReason::Checkmate)
-            } else {
-                Outcome::draw(EndReason::Stalemate)
-            });
-        }
-        self.draw_by_rule().map(Outcome::draw)
+        self.outcome_with(self.has_legal_move(), self.draw_by_rule())
     }
 
     fn parse_action(&self, text: &str) -> Result<ChadMove, ParseActionError> {
@@ -945,21 +999,10 @@ impl Rules for Chad {
             // Not a legal move here: there is nothing sensible to say beyond its squares.
             return action.machine();
         };
-        let mut text = String::new();
-        text.push(piece.role.upper_char());
-        text.push_str(&self.disambiguation(*action, piece.role));
-        if self.piece_at(action.to).is_some() {
-            text.push('x');
-        }
-        text.push_str(&action.to.name());
-        if promotes(piece, action.to) {
-            text.push_str("=Q");
-        }
+        let mut text = self.human_without_check_mark(*action, piece);
         let mut after = self.clone();
         after.play_unchecked(*action);
-        if after.is_check(after.turn) {
-            text.push(if after.has_legal_move() { '+' } else { '#' });
-        }
+        text.push_str(after.check_mark(|| after.has_legal_move()));
         text
     }
 
@@ -977,27 +1020,26 @@ impl Rules for Chad {
                 marks: Vec::new(),
             })
             .collect();
-        let last_action = self.before_last().map(|(before, action)| {
+        let last_action = self.last.as_ref().map(|last| {
+            let action = last.action;
             let mut effects = Vec::new();
-            if let Some(last) = self.last {
-                if let Some(captured) = last.captured {
-                    effects.push(format!(
-                        "captured the {} {} on {}",
-                        captured.color,
-                        captured.role.as_str(),
-                        action.to.name()
-                    ));
-                }
-                if promotes(last.moved, action.to) {
-                    effects.push(format!(
-                        "the rook promoted to a queen on {}",
-                        action.to.name()
-                    ));
-                }
+            if let Some(captured) = last.captured {
+                effects.push(format!(
+                    "captured the {} {} on {}",
+                    captured.color,
+                    captured.role.as_str(),
+                    action.to.name()
+                ));
+            }
+            if promotes(last.moved, action.to) {
+                effects.push(format!(
+                    "the rook promoted to a queen on {}",
+                    action.to.name()
+                ));
             }
             LastAction {
                 machine: action.machine(),
-                human: before.action_to_human(&action),
+                human: last.human.clone(),
                 squares: vec![
                     SquareRef::main(action.from.label()),
                     SquareRef::main(action.to.label()),
@@ -1011,12 +1053,18 @@ impl Rules for Chad {
             .filter(|&color| self.is_check(color))
             .map(|color| SquareRef::main(self.king_square(color).label()))
             .collect();
-        let mut legal_actions: Vec<String> = self
-            .legal_actions()
-            .into_iter()
-            .map(ChadMove::machine)
-            .collect();
-        sort_action_texts(&mut legal_actions);
+        // One search for the moves answers both the legal actions and the outcome.
+        let moves = self.generate_legal();
+        let draw = self.draw_by_rule();
+        let outcome = self.outcome_with(!moves.is_empty(), draw);
+        let legal_actions = if draw.is_some() {
+            Vec::new()
+        } else {
+            sorted_action_texts(moves, |action, text| {
+                action.from.push_name(text);
+                action.to.push_name(text);
+            })
+        };
         Snapshot {
             variant: Variant::Chad,
             position: self.position(),
@@ -1028,7 +1076,7 @@ impl Rules for Chad {
             off_board: Vec::new(),
             check,
             legal_actions,
-            outcome: self.outcome(),
+            outcome,
         }
     }
 

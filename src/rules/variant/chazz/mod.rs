@@ -471,6 +471,11 @@ impl Rules for Chazz {
         Ok(())
     }
 
+    fn last_action_human(&self) -> Option<String> {
+        let last = self.last.as_ref()?;
+        Some(format!("{}{}", last.san_body, self.check_mark()))
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         self.status().outcome
     }

@@ -1199,6 +1199,10 @@ impl Rules for Drehs {
         Ok(())
     }
 
+    fn last_action_human(&self) -> Option<String> {
+        self.last.as_ref().map(|last| last.human.clone())
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if let Some(outcome) = self.static_outcome() {
             return Some(outcome);

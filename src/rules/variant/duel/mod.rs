@@ -753,6 +753,10 @@ impl Rules for Duel {
         Ok(())
     }
 
+    fn last_action_human(&self) -> Option<String> {
+        self.last.as_ref().map(|last| last.human.clone())
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         self.outcome_with(|| self.has_legal_action())
     }

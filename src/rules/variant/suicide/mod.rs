@@ -255,6 +255,10 @@ impl Rules for Suicide {
         Ok(())
     }
 
+    fn last_action_human(&self) -> Option<String> {
+        self.last.as_ref().map(|last| last.human.clone())
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if let Some(outcome) = self.outcome_without_moves() {
             return Some(outcome);
