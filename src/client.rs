@@ -1,7 +1,7 @@
-//! A small real client of the Oddboard API: HTTP/1.1 requests over plain TCP (one connection
-//! per request) that keep the session cookie, and the game WebSocket through
-//! tokio-tungstenite, and the lobby socket and command endpoint. The load tool and the integration tests use it to talk to a running
-//! server exactly as a browser would.
+//! A small real client of the Oddboard API: HTTP/1.1 requests over plain TCP that keep the
+//! session cookie and, as a browser does, the connection between requests; the game
+//! WebSocket through tokio-tungstenite; the lobby socket and command endpoint. The load tool
+//! and the integration tests use it to talk to a running server exactly as a browser would.
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -52,12 +52,25 @@ impl HttpResponse {
     }
 }
 
-/// A client of one server, holding one user's session cookie.
-#[derive(Clone, Debug)]
+/// A client of one server, holding one user's session cookie and the connection of its last
+/// request while the server keeps it open.
+#[derive(Debug)]
 pub struct Client {
     /// `host:port`.
     pub addr: String,
     pub cookie: Option<String>,
+    connection: Option<TcpStream>,
+}
+
+/// A copy shares the cookie, not the connection: it opens its own on its first request.
+impl Clone for Client {
+    fn clone(&self) -> Client {
+        Client {
+            addr: self.addr.clone(),
+            cookie: self.cookie.clone(),
+            connection: None,
+        }
+    }
 }
 
 impl Client {
@@ -65,10 +78,16 @@ impl Client {
         Client {
             addr: addr.into(),
             cookie: None,
+            connection: None,
         }
     }
 
     /// Sends a request and reads the whole response; remembers a session cookie it sets.
+    ///
+    /// The connection is kept for the next request unless the server closes it. A kept
+    /// connection that turns out to be closed (the server restarted, or dropped it while
+    /// idle) before any byte of the answer came is replaced by a new one and the request sent
+    /// again, as browsers do.
     ///
     /// # Errors
     /// Connection failures and unreadable responses.
@@ -78,25 +97,28 @@ impl Client {
         path: &str,
         body: Option<&Value>,
     ) -> Result<HttpResponse, ClientError> {
-        let mut stream = TcpStream::connect(&self.addr).await.map_err(err)?;
         let payload = body.map(|b| b.to_string()).unwrap_or_default();
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        let mut message = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
             self.addr,
             payload.len()
         );
         if body.is_some() {
-            head.push_str("Content-Type: application/json\r\n");
+            message.push_str("Content-Type: application/json\r\n");
         }
         if let Some(cookie) = &self.cookie {
-            head.push_str(&format!("Cookie: {cookie}\r\n"));
+            message.push_str(&format!("Cookie: {cookie}\r\n"));
         }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).await.map_err(err)?;
-        stream.write_all(payload.as_bytes()).await.map_err(err)?;
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.map_err(err)?;
-        let response = parse_response(&raw)?;
+        message.push_str("\r\n");
+        message.push_str(&payload);
+        let (response, keep) = match self.connection.take() {
+            Some(mut kept) => match exchange(&mut kept, message.as_bytes()).await {
+                Ok(Exchange::Answered(response, keep)) => (response, keep.then_some(kept)),
+                Ok(Exchange::Closed) | Err(_) => self.exchange_anew(message.as_bytes()).await?,
+            },
+            None => self.exchange_anew(message.as_bytes()).await?,
+        };
+        self.connection = keep;
         if let Some(set) = response.header("set-cookie") {
             if let Some(pair) = set.split(';').next() {
                 if pair.ends_with('=') {
@@ -107,6 +129,19 @@ impl Client {
             }
         }
         Ok(response)
+    }
+
+    /// One request on a new connection, returned with the response if the server keeps it.
+    async fn exchange_anew(
+        &self,
+        message: &[u8],
+    ) -> Result<(HttpResponse, Option<TcpStream>), ClientError> {
+        let mut stream = TcpStream::connect(&self.addr).await.map_err(err)?;
+        stream.set_nodelay(true).map_err(err)?;
+        match exchange(&mut stream, message).await? {
+            Exchange::Answered(response, keep) => Ok((response, keep.then_some(stream))),
+            Exchange::Closed => Err(ClientError("the server closed the connection".into())),
+        }
     }
 
     pub async fn get(&mut self, path: &str) -> Result<HttpResponse, ClientError> {
@@ -188,6 +223,109 @@ pub fn expect_ok(response: &HttpResponse) -> Result<(), ClientError> {
             "HTTP {}: {}",
             response.status, response.body
         )))
+    }
+}
+
+/// What came back for one request on a connection.
+enum Exchange {
+    /// The response, and whether the connection may carry another request.
+    Answered(HttpResponse, bool),
+    /// The connection was closed before any byte of a response.
+    Closed,
+}
+
+/// Writes one request and reads its response: the head, then a body of the declared length,
+/// a chunked body, or (when neither is declared) everything until the server closes.
+async fn exchange(stream: &mut TcpStream, message: &[u8]) -> Result<Exchange, ClientError> {
+    if stream.write_all(message).await.is_err() {
+        return Ok(Exchange::Closed);
+    }
+    let mut raw = Vec::with_capacity(1024);
+    let mut buffer = [0u8; 4096];
+    let mut closed = false;
+    loop {
+        if let Some(complete) = response_length(&raw)? {
+            if raw.len() >= complete {
+                raw.truncate(complete);
+                break;
+            }
+        }
+        if closed {
+            if raw.is_empty() {
+                return Ok(Exchange::Closed);
+            }
+            break;
+        }
+        match stream.read(&mut buffer).await {
+            Ok(0) => closed = true,
+            Ok(n) => raw.extend_from_slice(&buffer[..n]),
+            Err(_) if raw.is_empty() => return Ok(Exchange::Closed),
+            Err(e) => return Err(err(e)),
+        }
+    }
+    let response = parse_response(&raw)?;
+    let framed = response.header("content-length").is_some()
+        || response
+            .header("transfer-encoding")
+            .is_some_and(|v| v.contains("chunked"));
+    let keep = !closed
+        && framed
+        && !response
+            .header("connection")
+            .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+    Ok(Exchange::Answered(response, keep))
+}
+
+/// The whole length of the response in `raw` once its head is in and says how long it is;
+/// None while more must be read (or, for a response without a declared length, until the
+/// server closes).
+fn response_length(raw: &[u8]) -> Result<Option<usize>, ClientError> {
+    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return Ok(None);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let body_start = split + 4;
+    let mut lines = head.split("\r\n");
+    let status = lines.next().and_then(|l| l.split_whitespace().nth(1));
+    if matches!(status, Some("204" | "304")) {
+        // Answers that never have a body.
+        return Ok(Some(body_start));
+    }
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        match name.trim() {
+            "content-length" => {
+                let length: usize = value.trim().parse().map_err(err)?;
+                return Ok(Some(body_start + length));
+            }
+            "transfer-encoding" if value.contains("chunked") => {
+                return Ok(chunked_length(&raw[body_start..]).map(|n| body_start + n));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+/// The length of a complete chunked body at the start of `data` (through its last, empty
+/// chunk and the line after it), or None if it has not all come yet.
+fn chunked_length(data: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let line_end = data[at..].windows(2).position(|w| w == b"\r\n")?;
+        let size_text = String::from_utf8_lossy(&data[at..at + line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        at += line_end + 2;
+        if size == 0 {
+            // No trailers: the empty line that ends the body.
+            return (data.len() >= at + 2).then_some(at + 2);
+        }
+        at += size + 2;
+        if at > data.len() {
+            return None;
+        }
     }
 }
 
