@@ -1172,12 +1172,7 @@ impl Rules for Drehs {
     }
 
     fn legal_actions(&self) -> Vec<Action> {
-        if self.static_outcome().is_some() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        self.generate(None, None, &mut out);
-        out
+        self.actions_and_outcome().0
     }
 
     fn is_legal(&self, action: &Action) -> bool {
@@ -1204,12 +1199,7 @@ impl Rules for Drehs {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if let Some(outcome) = self.static_outcome() {
-            return Some(outcome);
-        }
-        let mut out = Vec::new();
-        self.generate(None, None, &mut out);
-        out.is_empty().then(|| Outcome::draw(EndReason::Stalemate))
+        self.actions_and_outcome().1
     }
 
     fn parse_action(&self, text: &str) -> Result<Action, ParseActionError> {
@@ -1271,11 +1261,10 @@ impl Rules for Drehs {
                 state: "dead_may_return".to_string(),
             })
             .collect();
-        let mut legal_actions: Vec<String> = self
-            .legal_actions()
-            .iter()
-            .map(|a| self.action_to_machine(a))
-            .collect();
+        // One search for the actions answers both the list and the outcome.
+        let (actions, outcome) = self.actions_and_outcome();
+        let mut legal_actions: Vec<String> =
+            actions.iter().map(|a| self.action_to_machine(a)).collect();
         sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Drehs,
@@ -1288,7 +1277,7 @@ impl Rules for Drehs {
             off_board,
             check: Vec::new(),
             legal_actions,
-            outcome: self.outcome(),
+            outcome,
         }
     }
 
@@ -1300,6 +1289,18 @@ impl Rules for Drehs {
 }
 
 impl Drehs {
+    /// The legal actions and the outcome, from one search: none and the outcome when a rule
+    /// has ended the game, otherwise every action, and stalemate when there is none.
+    fn actions_and_outcome(&self) -> (Vec<Action>, Option<Outcome>) {
+        if let Some(outcome) = self.static_outcome() {
+            return (Vec::new(), Some(outcome));
+        }
+        let mut out = Vec::new();
+        self.generate(None, None, &mut out);
+        let outcome = out.is_empty().then(|| Outcome::draw(EndReason::Stalemate));
+        (out, outcome)
+    }
+
     /// A game with `board` and `turn`, no rights, the public dice and fresh counters.
     fn from_parts(board: Mailbox<Unit>, turn: Color) -> Drehs {
         let mut game = Drehs {
