@@ -15,7 +15,6 @@ use crate::game::{GameError, GameHandle, PlayerRequest};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -73,10 +72,7 @@ pub(super) fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade 
         .write_buffer_size(SOCKET_WRITE_BUFFER)
 }
 
-async fn send_text(
-    socket: &mut futures_util::stream::SplitSink<WebSocket, Message>,
-    text: &str,
-) -> Result<(), axum::Error> {
+async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error> {
     socket.send(Message::Text(Utf8Bytes::from(text))).await
 }
 
@@ -87,12 +83,14 @@ async fn serve_socket(
     viewer: Option<Uuid>,
     since: Option<u64>,
 ) -> Result<(), axum::Error> {
-    let (mut sink, mut stream) = socket.split();
+    // One task owns the socket whole: `select!` drops the pending read before a branch runs,
+    // so a branch can write. Splitting it would put a lock around every read and write.
+    let mut socket = socket;
     let mut subscription = match handle.subscribe(viewer, since).await {
         Ok(s) => s,
         Err(e) => {
             send_text(
-                &mut sink,
+                &mut socket,
                 &ErrorMsg::new(e.code(), &e.to_string()).to_json(),
             )
             .await?;
@@ -100,29 +98,29 @@ async fn serve_socket(
         }
     };
     for message in &subscription.initial {
-        send_text(&mut sink, message).await?;
+        send_text(&mut socket, message).await?;
     }
     let mut shutdown = state.shutdown.clone();
     loop {
         tokio::select! {
-            frame = stream.next() => {
+            frame = socket.recv() => {
                 let Some(frame) = frame else { break };
                 match frame? {
                     Message::Text(text) => {
                         if let Some(reply) = handle_frame(text.as_str(), handle, viewer).await {
-                            send_text(&mut sink, &reply).await?;
+                            send_text(&mut socket, &reply).await?;
                         }
                     }
                     Message::Binary(_) => {
                         let error = ErrorMsg::new("bad_message", "send JSON text frames");
-                        send_text(&mut sink, &error.to_json()).await?;
+                        send_text(&mut socket, &error.to_json()).await?;
                     }
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => {}
                 }
             }
             event = subscription.events.recv() => match event {
-                Ok(message) => send_text(&mut sink, &message).await?,
+                Ok(message) => send_text(&mut socket, &message).await?,
                 Err(RecvError::Lagged(_)) => {
                     // Too slow to keep up: start again from a full snapshot.
                     let fresh = handle.subscribe(viewer, None).await;
@@ -130,7 +128,7 @@ async fn serve_socket(
                         Ok(fresh) => {
                             subscription = fresh;
                             for message in &subscription.initial {
-                                send_text(&mut sink, message).await?;
+                                send_text(&mut socket, message).await?;
                             }
                         }
                         Err(_) => break,
@@ -139,7 +137,7 @@ async fn serve_socket(
                 Err(RecvError::Closed) => break,
             },
             _ = shutdown.changed() => {
-                let _ = sink.send(Message::Close(None)).await;
+                let _ = socket.send(Message::Close(None)).await;
                 break;
             }
         }
