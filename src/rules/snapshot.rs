@@ -136,13 +136,8 @@ pub fn sorted_action_texts<A>(
     }
     let text_of = |packed: u64| {
         let bytes = packed.to_be_bytes();
-        let text = &bytes[..usize::from(bytes[7])];
-        if text.is_ascii() {
-            text.iter().map(|&b| char::from(b)).collect()
-        } else {
-            // The bytes are a whole text that was a String, so they are UTF-8.
-            String::from_utf8_lossy(text).into_owned()
-        }
+        // The bytes are a whole text that was a String, so they are UTF-8.
+        String::from_utf8(bytes[..usize::from(bytes[7])].to_vec()).unwrap_or_default()
     };
     if long.is_empty() {
         short.sort_unstable();

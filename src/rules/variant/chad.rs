@@ -97,21 +97,37 @@ pub fn promotes(piece: Piece, to: Coord) -> bool {
 /// Whether an enemy (`by`) rook or queen sees `square` along a line, other men of either
 /// colour blocking. Castles and walls never block, and the capture rule plays no part.
 fn is_line_attacked(board: &Cells, square: Coord, by: Color) -> bool {
+    is_line_attacked_in(square, by, |i| board.0[i])
+}
+
+/// [`is_line_attacked`] on the board as `cell` (by index) tells it: a board after a move
+/// can be looked at without copying it.
+fn is_line_attacked_in(square: Coord, by: Color, cell: impl Fn(usize) -> Option<Piece>) -> bool {
     KING_STEPS
         .iter()
-        .any(|&direction| is_ray_attacked(board, square, direction, by))
+        .any(|&direction| is_ray_attacked_in(square, direction, by, &cell))
 }
 
 /// Whether the first man met from `square` going in `direction` is a `by` rook or queen that
-/// moves along that line. A plain loop over the cells: this is the hot spot of move
-/// generation, and the test suite runs it unoptimised.
-fn is_ray_attacked(board: &Cells, square: Coord, (df, dr): (i8, i8), by: Color) -> bool {
+/// moves along that line.
+fn is_ray_attacked(board: &Cells, square: Coord, direction: (i8, i8), by: Color) -> bool {
+    is_ray_attacked_in(square, direction, by, |i| board.0[i])
+}
+
+/// [`is_ray_attacked`] on the board as `cell` (by index) tells it. A plain loop over the
+/// cells: this is the hot spot of move generation, and the test suite runs it unoptimised.
+fn is_ray_attacked_in(
+    square: Coord,
+    (df, dr): (i8, i8),
+    by: Color,
+    cell: impl Fn(usize) -> Option<Piece>,
+) -> bool {
     let size = i16::from(SIZE);
     let (df, dr) = (i16::from(df), i16::from(dr));
     let (mut file, mut rank) = (i16::from(square.file) + df, i16::from(square.rank) + dr);
     while file >= 0 && rank >= 0 && file < size && rank < size {
         // In range by the loop condition.
-        if let Some(piece) = board.0[(rank * size + file) as usize] {
+        if let Some(piece) = cell((rank * size + file) as usize) {
             return piece.color == by
                 && (piece.role == Role::Queen
                     || (piece.role == Role::Rook && (df == 0 || dr == 0)));
@@ -441,10 +457,20 @@ impl Chad {
         } else {
             self.king_square(self.turn)
         };
-        let mut after = self.board;
-        after.take(action.from);
-        after.set(action.to, Some(moved));
-        is_line_attacked(&after, king, self.turn.other())
+        let (Some(vacated), Some(filled)) = (Cells::index(action.from), Cells::index(action.to))
+        else {
+            return false;
+        };
+        // The board after the move, seen through the one square emptied and the one filled.
+        is_line_attacked_in(king, self.turn.other(), |i| {
+            if i == filled {
+                Some(moved)
+            } else if i == vacated {
+                None
+            } else {
+                self.board.0[i]
+            }
+        })
     }
 
     /// Whether the man on `from` is all that stands between its king and an enemy line (only
