@@ -47,7 +47,7 @@ pub struct Snapshot {
     /// Squares of kings that are in check now.
     pub check: Vec<SquareRef>,
     /// The legal actions of the side to move, in machine notation, sorted by byte order.
-    pub legal_actions: Vec<String>,
+    pub legal_actions: Vec<Label>,
     /// Set once the game is over.
     pub outcome: Option<Outcome>,
 }
@@ -97,63 +97,18 @@ pub fn shared_boards(
     Arc::clone(cell.get_or_init(|| build().into()))
 }
 
-/// Sorts action texts by byte order, as `sort_unstable` on the strings would, but comparing
-/// each text's first eight bytes as one precomputed number and the whole texts only when those
-/// tie. Actions are short (`e2e4`, `l10l12`), and a snapshot sorts every legal action of the
-/// position on every move of a live game: on Chad's board, string comparisons were a sixth of
-/// the server's work.
-pub fn sort_action_texts(actions: &mut Vec<String>) {
-    let keyed = actions
+/// Sorts action texts (owned strings or labels) by byte order, as `sort_unstable` on the
+/// strings would, but comparing each text's first eight bytes as one precomputed number and
+/// the whole texts only when those tie. Actions are short (`e2e4`, `l10l12`), and a snapshot
+/// sorts every legal action of the position on every move of a live game: on Chad's board,
+/// string comparisons were a sixth of the server's work.
+pub fn sort_action_texts<T: AsRef<str>>(actions: &mut Vec<T>) {
+    let mut keyed: Vec<(u64, T)> = actions
         .drain(..)
-        .map(|text| (leading_bytes(&text), text))
+        .map(|text| (leading_bytes(text.as_ref()), text))
         .collect();
-    actions.extend(sort_keyed(keyed));
-}
-
-/// The texts of `actions`, each written by `write`, sorted as [`sort_action_texts`] sorts
-/// them. Texts of up to seven bytes (every Chad move, most others) are sorted as plain
-/// numbers (their bytes, then their length in the eighth byte) and only then made into
-/// strings: a Chad position has around a hundred moves, and sorting them as strings was a
-/// quarter of its snapshot.
-pub fn sorted_action_texts<A>(
-    actions: impl IntoIterator<Item = A>,
-    write: impl Fn(&A, &mut String),
-) -> Vec<String> {
-    let actions = actions.into_iter();
-    let mut scratch = String::with_capacity(16);
-    let mut short: Vec<u64> = Vec::with_capacity(actions.size_hint().0);
-    let mut long: Vec<(u64, String)> = Vec::new();
-    for action in actions {
-        scratch.clear();
-        write(&action, &mut scratch);
-        let key = leading_bytes(&scratch);
-        match u8::try_from(scratch.len()) {
-            // The eighth byte of a shorter text's number is zero: its length goes there, so
-            // that a text sorts before the same text with NUL bytes added.
-            Ok(len) if len < 8 => short.push(key | u64::from(len)),
-            _ => long.push((key, scratch.clone())),
-        }
-    }
-    let text_of = |packed: u64| {
-        let bytes = packed.to_be_bytes();
-        // The bytes are a whole text that was a String, so they are UTF-8.
-        String::from_utf8(bytes[..usize::from(bytes[7])].to_vec()).unwrap_or_default()
-    };
-    if long.is_empty() {
-        short.sort_unstable();
-        return short.into_iter().map(text_of).collect();
-    }
-    long.extend(
-        short
-            .into_iter()
-            .map(|packed| (packed & !0xff, text_of(packed))),
-    );
-    sort_keyed(long).collect()
-}
-
-fn sort_keyed(mut keyed: Vec<(u64, String)>) -> impl Iterator<Item = String> {
-    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    keyed.into_iter().map(|(_, text)| text)
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.as_ref().cmp(b.1.as_ref())));
+    actions.extend(keyed.into_iter().map(|(_, text)| text));
 }
 
 /// The first eight bytes of `text`, zero-padded, as a big-endian number: ordered as the texts
@@ -267,7 +222,7 @@ pub struct SnapshotUpdate {
     pub last_action: Option<LastAction>,
     pub off_board: Vec<OffBoardPiece>,
     pub check: Vec<SquareRef>,
-    pub legal_actions: Vec<String>,
+    pub legal_actions: Vec<Label>,
     pub outcome: Option<Outcome>,
     /// Squares that held a piece and are empty now.
     pub removed: Vec<SquareRef>,
@@ -413,14 +368,20 @@ mod tests {
         sort_action_texts(&mut ours);
         expected.sort_unstable();
         assert_eq!(ours, expected);
-        // Written one by one: with texts longer than eight bytes among them, and without.
-        let written = sorted_action_texts(texts, |text, out| out.push_str(text));
-        assert_eq!(written, expected);
-        let short: Vec<&str> = texts.into_iter().filter(|t| t.len() <= 8).collect();
-        let mut expected_short: Vec<String> = short.iter().map(|t| t.to_string()).collect();
-        expected_short.sort_unstable();
-        let written = sorted_action_texts(short, |text, out| out.push_str(text));
-        assert_eq!(written, expected_short);
+        // Labels sort the same, borrowed or owned.
+        let mut labels: Vec<Label> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                if i % 2 == 0 {
+                    Cow::Borrowed(t)
+                } else {
+                    Cow::Owned(t.to_string())
+                }
+            })
+            .collect();
+        sort_action_texts(&mut labels);
+        assert_eq!(labels, expected);
     }
 
     #[test]

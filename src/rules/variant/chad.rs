@@ -35,11 +35,11 @@ use crate::rules::geometry::{
     ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    shared_boards, sorted_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone,
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef, Zone,
 };
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 /// Files and ranks of the board.
 const SIZE: u8 = 12;
@@ -303,7 +303,46 @@ impl ChadMove {
         self.to.push_name(&mut text);
         text
     }
+
+    /// The machine notation as a label borrowed from [`MOVE_TEXTS`]: a snapshot lists around
+    /// a hundred moves on every move of a live game, and borrowing saves an allocation each.
+    fn machine_label(self) -> Label {
+        let texts = &*MOVE_TEXTS;
+        let borrowed = Cells::index(self.from)
+            .zip(Cells::index(self.to))
+            .map(|(from, to)| from * CELLS + to)
+            .and_then(|pair| Some((*texts.starts.get(pair)?, *texts.starts.get(pair + 1)?)))
+            .and_then(|(start, end)| texts.text.get(start as usize..end as usize));
+        match borrowed {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(self.machine()),
+        }
+    }
 }
+
+/// The machine notation of every pair of squares, one after another in one string, and where
+/// each pair's text starts (pair `from * CELLS + to`, by [`Cells::index`]); built on first use.
+struct MoveTexts {
+    text: String,
+    starts: Vec<u32>,
+}
+
+static MOVE_TEXTS: LazyLock<MoveTexts> = LazyLock::new(|| {
+    let squares: Vec<Coord> = (0..SIZE)
+        .flat_map(|rank| (0..SIZE).map(move |file| Coord::new(file, rank)))
+        .collect();
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(CELLS * CELLS + 1);
+    for &from in &squares {
+        for &to in &squares {
+            starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+            from.push_name(&mut text);
+            to.push_name(&mut text);
+        }
+    }
+    starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+    MoveTexts { text, starts }
+});
 
 /// What the last move did, for the snapshot's last action.
 #[derive(Clone, Debug)]
@@ -1086,10 +1125,9 @@ impl Rules for Chad {
         let legal_actions = if draw.is_some() {
             Vec::new()
         } else {
-            sorted_action_texts(moves, |action, text| {
-                action.from.push_name(text);
-                action.to.push_name(text);
-            })
+            let mut texts: Vec<Label> = moves.into_iter().map(ChadMove::machine_label).collect();
+            sort_action_texts(&mut texts);
+            texts
         };
         Snapshot {
             variant: Variant::Chad,
@@ -1127,6 +1165,24 @@ mod tests {
         Chad::start()
             .parse_action(text)
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn borrowed_move_texts_are_the_machine_notation() {
+        for from in Shape::rectangle(SIZE, SIZE).squares() {
+            for to in Shape::rectangle(SIZE, SIZE).squares() {
+                let action = ChadMove { from, to };
+                let label = action.machine_label();
+                assert!(matches!(label, Cow::Borrowed(_)), "{from:?} {to:?}");
+                assert_eq!(label, action.machine());
+            }
+        }
+        // Off the board, the text is written as it comes.
+        let outside = ChadMove {
+            from: Coord::new(12, 0),
+            to: Coord::new(0, 0),
+        };
+        assert_eq!(outside.machine_label(), outside.machine());
     }
 
     fn names(squares: Vec<Coord>) -> Vec<String> {

@@ -26,7 +26,7 @@ use crate::rules::geometry::{
     Coord, Mailbox, Shape, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, LastAction, OffBoardPiece, PieceStats,
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PieceStats,
     PlacedPiece, Roll, SquareRef,
 };
 use crate::rules::{
@@ -1263,8 +1263,10 @@ impl Rules for Drehs {
             .collect();
         // One search for the actions answers both the list and the outcome.
         let (actions, outcome) = self.actions_and_outcome();
-        let mut legal_actions: Vec<String> =
-            actions.iter().map(|a| self.action_to_machine(a)).collect();
+        let mut legal_actions: Vec<Label> = actions
+            .iter()
+            .map(|a| Label::from(self.action_to_machine(a)))
+            .collect();
         sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Drehs,

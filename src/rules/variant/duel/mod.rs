@@ -29,7 +29,8 @@ pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece,
+    SquareRef,
 };
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{
@@ -659,11 +660,11 @@ impl Duel {
     }
 
     /// The legal actions in machine notation, sorted by byte order as clients receive them.
-    fn sorted_machine(&self) -> Vec<String> {
-        let mut out: Vec<String> = self
+    fn sorted_machine(&self) -> Vec<Label> {
+        let mut out: Vec<Label> = self
             .legal_actions()
             .iter()
-            .map(notation::action_machine)
+            .map(|a| Label::from(notation::action_machine(a)))
             .collect();
         sort_action_texts(&mut out);
         out

@@ -34,7 +34,7 @@ use self::position::{
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, LastAction, PlacedPiece, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef,
 };
 use crate::rules::types::{Color, Role};
 use crate::rules::{Rules, Snapshot, Variant};
@@ -312,8 +312,11 @@ impl Rules for Suicide {
                     })
             })
             .collect();
-        let mut legal_actions: Vec<String> =
-            self.legal_actions().iter().map(notation::machine).collect();
+        let mut legal_actions: Vec<Label> = self
+            .legal_actions()
+            .iter()
+            .map(|a| Label::from(notation::machine(a)))
+            .collect();
         sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Suicide,
