@@ -76,12 +76,12 @@ type PositionKey = [u8; KEY_LEN];
 /// One byte per square and one for the side to move.
 const KEY_LEN: usize = board::FILES as usize * board::RANKS as usize + 1;
 
-/// The action that led to the current position, with its human form minus the check mark
-/// (which is read off the current position when needed).
+/// The action that led to the current position, with its human form (the check mark read
+/// off the position it led to).
 #[derive(Clone, Debug)]
 struct LastMove {
     action: ChazzAction,
-    san_body: String,
+    human: String,
 }
 
 /// A Do-Or-Die Chazz game: the position plus the history the draw rules need.
@@ -410,7 +410,7 @@ impl Chazz {
         };
         Some(LastAction {
             machine: notation::to_machine(&last.action),
-            human: format!("{}{}", last.san_body, self.check_mark()),
+            human: last.human.clone(),
             squares: squares
                 .into_iter()
                 .map(|s| SquareRef::main(s.label()))
@@ -467,14 +467,13 @@ impl Rules for Chazz {
         self.play_unchecked(action);
         self.last = Some(LastMove {
             action: *action,
-            san_body,
+            human: format!("{san_body}{}", self.check_mark()),
         });
         Ok(())
     }
 
     fn last_action_human(&self) -> Option<String> {
-        let last = self.last.as_ref()?;
-        Some(format!("{}{}", last.san_body, self.check_mark()))
+        self.last.as_ref().map(|last| last.human.clone())
     }
 
     fn outcome(&self) -> Option<Outcome> {
