@@ -114,7 +114,10 @@ impl Client {
         let (response, keep) = match self.connection.take() {
             Some(mut kept) => match exchange(&mut kept, message.as_bytes()).await {
                 Ok(Exchange::Answered(response, keep)) => (response, keep.then_some(kept)),
-                Ok(Exchange::Closed) | Err(_) => self.exchange_anew(message.as_bytes()).await?,
+                Ok(Exchange::Closed) => self.exchange_anew(message.as_bytes()).await?,
+                // Part of an answer came: the server may have acted on the request, so it is
+                // not sent again.
+                Err(err) => return Err(err),
             },
             None => self.exchange_anew(message.as_bytes()).await?,
         };
@@ -449,5 +452,89 @@ impl GameSocket {
     /// Closes the socket politely.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tokio::net::TcpListener;
+
+    /// A server that answers every request on a connection with `answer`, and closes each
+    /// connection after `per_connection` answers. Counts the connections it accepted.
+    async fn fake_server(
+        answer: &'static str,
+        per_connection: usize,
+    ) -> std::io::Result<(String, Arc<AtomicUsize>)> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?.to_string();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&accepted);
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut request = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    for _ in 0..per_connection {
+                        // Each test request has no body: it ends with its head.
+                        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                            match stream.read(&mut buffer).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => request.extend_from_slice(&buffer[..n]),
+                            }
+                        }
+                        request.clear();
+                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Ok((addr, accepted))
+    }
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    const SIZED: &str = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+    const CHUNKED: &str =
+        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+
+    #[tokio::test]
+    async fn requests_share_a_kept_connection() -> TestResult {
+        let (addr, accepted) = fake_server(SIZED, 3).await?;
+        let mut client = Client::new(addr);
+        for _ in 0..3 {
+            let response = client.get("/").await?;
+            assert_eq!((response.status, response.body.as_str()), (200, "ok"));
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_kept_connection_found_closed_is_replaced() -> TestResult {
+        let (addr, accepted) = fake_server(SIZED, 1).await?;
+        let mut client = Client::new(addr);
+        for _ in 0..3 {
+            let response = client.get("/").await?;
+            assert_eq!(response.body, "ok");
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 3);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn chunked_answers_are_read_whole_on_a_kept_connection() -> TestResult {
+        let (addr, accepted) = fake_server(CHUNKED, 2).await?;
+        let mut client = Client::new(addr);
+        for _ in 0..2 {
+            assert_eq!(client.get("/").await?.body, "abcde");
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
+        Ok(())
     }
 }

@@ -33,7 +33,7 @@ pub const MAX_BATCH: usize = 1024;
 /// Upper bounds of the batch-size histogram buckets: 1, 2, 4, …, 1024 (= [`MAX_BATCH`]).
 pub const BATCH_SIZE_BUCKETS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
-/// How an [`GameWriter`] batches. [`WriterConfig::default`] is what the server uses.
+/// How a [`GameWriter`] batches. [`WriterConfig::default`] is what the server uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriterConfig {
     /// The most changes in one batch (one statement, one commit).
@@ -163,7 +163,7 @@ async fn run(
     while let Some(done) = in_flight.join_next().await {
         log_panic(Some(done));
     }
-    tracing::debug!("action writer stopped: every handle was dropped");
+    tracing::debug!("game writer stopped: every handle was dropped");
 }
 
 /// Writes one batch, as one statement or, rarely, a few in order ([`statements`]), and
@@ -237,7 +237,7 @@ fn log_panic(done: Option<Result<(), JoinError>>) {
     }
 }
 
-/// Counters of an [`GameWriter`], all atomics so `/metrics` can read them without asking
+/// Counters of a [`GameWriter`], all atomics so `/metrics` can read them without asking
 /// the writer task.
 #[derive(Debug, Default)]
 pub struct CommitStats {
