@@ -105,6 +105,65 @@ impl Coord {
     }
 }
 
+/// The machine notation of every pair of squares of a `files` x `ranks` board, from-square,
+/// separator, to-square (`e2e4`, `e2xe4`, `d5@d9`), one after another in one string and built
+/// once. A snapshot lists every legal action on every move of a live game, and most actions
+/// are such a pair: borrowing their text saves an allocation per action.
+pub struct PairTexts {
+    files: u8,
+    ranks: u8,
+    text: String,
+    /// Where pair `from * squares + to` starts in `text`, and one more entry for the end.
+    starts: Vec<u32>,
+}
+
+impl PairTexts {
+    pub fn new(files: u8, ranks: u8, separator: &str) -> PairTexts {
+        let squares: Vec<Coord> = (0..ranks)
+            .flat_map(|rank| (0..files).map(move |file| Coord::new(file, rank)))
+            .collect();
+        let mut text = String::new();
+        let mut starts = Vec::with_capacity(squares.len() * squares.len() + 1);
+        for &from in &squares {
+            for &to in &squares {
+                starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+                from.push_name(&mut text);
+                text.push_str(separator);
+                to.push_name(&mut text);
+            }
+        }
+        starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        PairTexts {
+            files,
+            ranks,
+            text,
+            starts,
+        }
+    }
+
+    fn index(&self, square: Coord) -> Option<usize> {
+        (square.file < self.files && square.rank < self.ranks)
+            .then(|| usize::from(square.rank) * usize::from(self.files) + usize::from(square.file))
+    }
+
+    /// The text of `from` then `to`, or `None` for a square off the board.
+    pub fn get(&self, from: Coord, to: Coord) -> Option<&str> {
+        let squares = usize::from(self.files) * usize::from(self.ranks);
+        let pair = self.index(from)? * squares + self.index(to)?;
+        let start = *self.starts.get(pair)?;
+        let end = *self.starts.get(pair + 1)?;
+        self.text.get(start as usize..end as usize)
+    }
+
+    /// The pair's text as a label borrowed from the table, or `spelled` for a pair off it.
+    pub fn label(&'static self, from: Coord, to: Coord, spelled: impl FnOnce() -> String) -> Label {
+        match self.get(from, to) {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(spelled()),
+        }
+    }
+}
+
 /// Reads a square name (`a`–`p` then a rank 1–16) from the start of `text`, returning it and
 /// the rest. Used by the UCI-like move parsers, where ranks may have two digits (`a10a12`).
 pub fn parse_square_prefix(text: &str) -> Option<(Coord, &str)> {
@@ -446,6 +505,30 @@ pub fn write_placement(shape: &Shape, mut piece: impl FnMut(Coord) -> Option<cha
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pair_texts_join_the_square_names() {
+        let moves = PairTexts::new(12, 12, "");
+        let attacks = PairTexts::new(8, 8, "x");
+        for (from, to) in [((0, 0), (11, 11)), ((3, 4), (3, 8)), ((11, 0), (0, 11))] {
+            let (from, to) = (Coord::new(from.0, from.1), Coord::new(to.0, to.1));
+            assert_eq!(
+                moves.get(from, to),
+                Some(format!("{}{}", from.name(), to.name()).as_str())
+            );
+        }
+        assert_eq!(
+            attacks.get(Coord::new(4, 1), Coord::new(4, 3)),
+            Some("e2xe4")
+        );
+        assert_eq!(
+            attacks.get(Coord::new(7, 7), Coord::new(0, 0)),
+            Some("h8xa1")
+        );
+        // Off the table's board: no text, so the caller spells it.
+        assert_eq!(attacks.get(Coord::new(8, 0), Coord::new(0, 0)), None);
+        assert_eq!(moves.get(Coord::new(0, 12), Coord::new(0, 0)), None);
+    }
 
     #[test]
     fn labels_are_the_names() {

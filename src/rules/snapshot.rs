@@ -160,7 +160,7 @@ pub struct PlacedPiece {
     pub stats: Option<PieceStats>,
     /// Extra marks a renderer may show: `frozen`, `returned`, `black_necklace`, `dyad`…
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub marks: Vec<String>,
+    pub marks: Vec<Label>,
 }
 
 /// Combat figures of a piece (Davey Drehs).
@@ -173,7 +173,7 @@ pub struct PieceStats {
     /// Ear necklaces: added to every to-hit roll.
     pub ears: u32,
     /// The weapon dice, such as `d4` or `2d6`.
-    pub weapon: String,
+    pub weapon: Label,
 }
 
 /// A piece of the game that stands on no board.

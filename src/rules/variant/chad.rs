@@ -31,8 +31,8 @@
 
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
-    parse_square_prefix, write_placement, Coord, Mailbox, Shape, KING_STEPS, KNIGHT_LEAPS,
-    ORTHOGONAL,
+    parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape, KING_STEPS,
+    KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
     shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef, Zone,
@@ -307,42 +307,12 @@ impl ChadMove {
     /// The machine notation as a label borrowed from [`MOVE_TEXTS`]: a snapshot lists around
     /// a hundred moves on every move of a live game, and borrowing saves an allocation each.
     fn machine_label(self) -> Label {
-        let texts = &*MOVE_TEXTS;
-        let borrowed = Cells::index(self.from)
-            .zip(Cells::index(self.to))
-            .map(|(from, to)| from * CELLS + to)
-            .and_then(|pair| Some((*texts.starts.get(pair)?, *texts.starts.get(pair + 1)?)))
-            .and_then(|(start, end)| texts.text.get(start as usize..end as usize));
-        match borrowed {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(self.machine()),
-        }
+        MOVE_TEXTS.label(self.from, self.to, || self.machine())
     }
 }
 
-/// The machine notation of every pair of squares, one after another in one string, and where
-/// each pair's text starts (pair `from * CELLS + to`, by [`Cells::index`]); built on first use.
-struct MoveTexts {
-    text: String,
-    starts: Vec<u32>,
-}
-
-static MOVE_TEXTS: LazyLock<MoveTexts> = LazyLock::new(|| {
-    let squares: Vec<Coord> = (0..SIZE)
-        .flat_map(|rank| (0..SIZE).map(move |file| Coord::new(file, rank)))
-        .collect();
-    let mut text = String::new();
-    let mut starts = Vec::with_capacity(CELLS * CELLS + 1);
-    for &from in &squares {
-        for &to in &squares {
-            starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
-            from.push_name(&mut text);
-            to.push_name(&mut text);
-        }
-    }
-    starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
-    MoveTexts { text, starts }
-});
+/// The machine notation of every pair of squares, built on first use.
+static MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(SIZE, SIZE, ""));
 
 /// What the last move did, for the snapshot's last action.
 #[derive(Clone, Debug)]

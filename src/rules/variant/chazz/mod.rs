@@ -530,7 +530,7 @@ impl Rules for Chazz {
         let mut legal_actions: Vec<Label> = status
             .actions
             .iter()
-            .map(|a| Label::from(notation::to_machine(a)))
+            .map(notation::to_machine_label)
             .collect();
         sort_action_texts(&mut legal_actions);
         let check = if board::in_check(&self.board, self.turn) {

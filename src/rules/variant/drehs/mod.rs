@@ -125,11 +125,16 @@ fn home_rank(color: Color) -> u8 {
 }
 
 /// `d6` for one die, `2d4` for two.
-fn dice_name(count: u32, sides: u32) -> String {
-    if count == 1 {
-        format!("d{sides}")
-    } else {
-        format!("{count}d{sides}")
+fn dice_name(count: u32, sides: u32) -> Label {
+    // The weapons there are, borrowed: a snapshot names every piece's weapon on every move.
+    match (count, sides) {
+        (1, 1) => Cow::Borrowed("d1"),
+        (1, 4) => Cow::Borrowed("d4"),
+        (2, 4) => Cow::Borrowed("2d4"),
+        (1, 6) => Cow::Borrowed("d6"),
+        (2, 6) => Cow::Borrowed("2d6"),
+        (1, _) => Cow::Owned(format!("d{sides}")),
+        _ => Cow::Owned(format!("{count}d{sides}")),
     }
 }
 
@@ -1222,16 +1227,16 @@ impl Rules for Drehs {
             .map(|(c, u)| {
                 let mut marks = Vec::new();
                 if self.dyad_partner(c).is_some() {
-                    marks.push("dyad".to_string());
+                    marks.push(Cow::Borrowed("dyad"));
                 }
                 if u.black_necklace {
-                    marks.push("black_necklace".to_string());
+                    marks.push(Cow::Borrowed("black_necklace"));
                 }
                 if u.promoted {
-                    marks.push("promoted".to_string());
+                    marks.push(Cow::Borrowed("promoted"));
                 }
                 if self.teleported == Some(c) {
-                    marks.push("teleported".to_string());
+                    marks.push(Cow::Borrowed("teleported"));
                 }
                 let (count, sides) = self.weapon_at(c);
                 let weapon = dice_name(count, sides);
@@ -1263,10 +1268,7 @@ impl Rules for Drehs {
             .collect();
         // One search for the actions answers both the list and the outcome.
         let (actions, outcome) = self.actions_and_outcome();
-        let mut legal_actions: Vec<Label> = actions
-            .iter()
-            .map(|a| Label::from(self.action_to_machine(a)))
-            .collect();
+        let mut legal_actions: Vec<Label> = actions.iter().map(notation::action_label).collect();
         sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Drehs,

@@ -33,8 +33,12 @@
 use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
 };
-use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox};
+use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox, PairTexts};
+use crate::rules::snapshot::Label;
 use crate::rules::{Color, ParseActionError, ParsePositionError, Piece, Role};
+use std::borrow::Cow;
+use std::fmt::Write;
+use std::sync::LazyLock;
 
 /// The castling letters in the order of `Drehs::castling`.
 const CASTLING_LETTERS: [char; 4] = ['K', 'Q', 'k', 'q'];
@@ -273,50 +277,63 @@ fn parse_stats(game: &mut Drehs, text: &str) -> Result<(), ParsePositionError> {
 
 /// Writes a position: the inverse of [`parse_position`].
 pub(super) fn write_position(game: &Drehs) -> String {
-    let placement = game.board.placement(|u| u.piece.fen_char());
-    let castling: String = CASTLING_LETTERS
-        .iter()
-        .zip(game.castling)
-        .filter(|(_, on)| *on)
-        .map(|(l, _)| *l)
-        .collect();
-    let stats: Vec<String> = game
-        .board
-        .occupied()
-        .filter(|(_, u)| {
-            u.life != max_life(u.piece.role) || u.ears > 0 || u.black_necklace || u.promoted
-        })
-        .map(|(c, u)| {
-            let mut entry = format!("{}={}", c.name(), u.life);
-            if u.ears > 0 {
-                entry.push_str(&format!("e{}", u.ears));
-            }
-            if u.black_necklace {
-                entry.push('n');
-            }
-            if u.promoted {
-                entry.push('p');
-            }
-            entry
-        })
-        .collect();
-    let returns: String = BISHOP_HOMES
-        .iter()
-        .zip(game.returns)
-        .filter(|(_, on)| *on)
-        .map(|((_, home), _)| home.name())
-        .collect();
-    let dash = |s: String| if s.is_empty() { "-".to_string() } else { s };
-    format!(
-        "{placement} {} {} {} {} {} {} {}",
-        game.turn.fen_char(),
-        dash(castling),
-        dash(stats.join(",")),
-        dash(returns),
+    // Written into one string without temporaries: every snapshot of a live game carries it.
+    let mut out = game.board.placement(|u| u.piece.fen_char());
+    out.push(' ');
+    out.push(game.turn.fen_char());
+    out.push(' ');
+    let field_start = out.len();
+    out.extend(
+        CASTLING_LETTERS
+            .iter()
+            .zip(game.castling)
+            .filter(|(_, on)| *on)
+            .map(|(l, _)| *l),
+    );
+    dash_if_empty(&mut out, field_start);
+    out.push(' ');
+    let field_start = out.len();
+    let worn = game.board.occupied().filter(|(_, u)| {
+        u.life != max_life(u.piece.role) || u.ears > 0 || u.black_necklace || u.promoted
+    });
+    for (c, u) in worn {
+        if out.len() > field_start {
+            out.push(',');
+        }
+        c.push_name(&mut out);
+        let _ = write!(out, "={}", u.life);
+        if u.ears > 0 {
+            let _ = write!(out, "e{}", u.ears);
+        }
+        if u.black_necklace {
+            out.push('n');
+        }
+        if u.promoted {
+            out.push('p');
+        }
+    }
+    dash_if_empty(&mut out, field_start);
+    out.push(' ');
+    let field_start = out.len();
+    for ((_, home), _) in BISHOP_HOMES.iter().zip(game.returns).filter(|(_, on)| *on) {
+        home.push_name(&mut out);
+    }
+    dash_if_empty(&mut out, field_start);
+    let _ = write!(
+        out,
+        " {} {} {}",
         game.halfmove,
         game.fullmove,
         game.next_roll_index()
-    )
+    );
+    out
+}
+
+/// Writes `-` for a field that came out empty (it started at `field_start`).
+fn dash_if_empty(out: &mut String, field_start: usize) {
+    if out.len() == field_start {
+        out.push('-');
+    }
 }
 
 fn bad_action(message: impl Into<String>) -> ParseActionError {
@@ -435,6 +452,35 @@ fn normalize_human(text: &str) -> String {
         out.push_str(&promotion);
     }
     out
+}
+
+/// The machine notation of every move, attack and teleport between two squares, built once.
+static MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, ""));
+static ATTACK_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "x"));
+static TELEPORT_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "@"));
+
+/// The machine notation as a snapshot label: borrowed from a table for the plain moves,
+/// attacks and teleports that make up nearly every legal list, spelled for the rest.
+pub(super) fn action_label(action: &Action) -> Label {
+    let spelled = || action_machine(action);
+    match *action {
+        Action::Move {
+            from,
+            to,
+            promotion: None,
+        } => MOVE_TEXTS.label(from, to, spelled),
+        Action::Attack {
+            from,
+            to,
+            promotion: None,
+        } => ATTACK_TEXTS.label(from, to, spelled),
+        Action::Teleport {
+            from,
+            to,
+            attack: None,
+        } => TELEPORT_TEXTS.label(from, to, spelled),
+        _ => Cow::Owned(spelled()),
+    }
 }
 
 /// The machine form, written into one string: a snapshot spells every legal action of the
@@ -606,6 +652,8 @@ mod tests {
         ] {
             let action = parse_action(&game, text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(action_machine(&action), text);
+            // The snapshot's label, borrowed from a table or spelled, is the same text.
+            assert_eq!(action_label(&action), text);
         }
         for (human, machine) in [
             ("Ng1-f3", "g1f3"),

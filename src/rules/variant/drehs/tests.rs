@@ -129,7 +129,10 @@ fn dyads_pair_from_the_a_file_and_double_armor_and_weapon() {
         .snapshot()
         .pieces
         .into_iter()
-        .map(|p| (p.square.into_owned(), p.marks))
+        .map(|p| {
+            let marks = p.marks.into_iter().map(Cow::into_owned).collect();
+            (p.square.into_owned(), marks)
+        })
         .collect();
     assert!(marks.contains(&("c4".to_string(), vec!["dyad".to_string()])));
     assert!(marks.contains(&("e4".to_string(), vec![])));

@@ -664,7 +664,7 @@ impl Duel {
         let mut out: Vec<Label> = self
             .legal_actions()
             .iter()
-            .map(|a| Label::from(notation::action_machine(a)))
+            .map(notation::action_label)
             .collect();
         sort_action_texts(&mut out);
         out
@@ -794,7 +794,7 @@ impl Rules for Duel {
                 role: man.piece.role,
                 stats: None,
                 marks: if man.returned {
-                    vec!["returned".to_string()]
+                    vec![Cow::Borrowed("returned")]
                 } else {
                     Vec::new()
                 },
@@ -807,7 +807,7 @@ impl Rules for Duel {
             role: piece.role,
             stats: None,
             marks: if frozen {
-                vec!["frozen".to_string()]
+                vec![Cow::Borrowed("frozen")]
             } else {
                 Vec::new()
             },

@@ -9,9 +9,12 @@
 //! `x1y2>c3` (Duel capture, capturer returns to c3).
 
 use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
-use crate::rules::geometry::{Coord, Mailbox};
+use crate::rules::geometry::{Coord, Mailbox, PairTexts};
+use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{ParseActionError, ParsePositionError};
+use std::borrow::Cow;
+use std::sync::LazyLock;
 
 /// The machine name of a Duel square: `x1` … `z3`.
 pub fn duel_square_name(c: Coord) -> String {
@@ -55,6 +58,22 @@ pub fn parse_main_square(text: &str) -> Option<Coord> {
 /// Parses a Duel square in machine form (`x1` … `z3`).
 pub fn parse_duel_square(text: &str) -> Option<Coord> {
     parse_square(text, b'x', 3, 3)
+}
+
+/// The machine form of every move between two squares of the main board, built once.
+static MAIN_MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(5, 7, ""));
+
+/// The machine form as a snapshot label: borrowed from a table for main-board moves that
+/// place nothing (most of every legal list), spelled for the rest.
+pub(super) fn action_label(action: &Action) -> Label {
+    match *action {
+        Action::Main {
+            from,
+            to,
+            place: None,
+        } => MAIN_MOVE_TEXTS.label(from, to, || action_machine(action)),
+        _ => Cow::Owned(action_machine(action)),
+    }
 }
 
 /// The machine notation of an action.

@@ -181,12 +181,12 @@ fn snapshot_describes_both_boards_marks_and_the_last_action() {
     let knight = snapshot.pieces.iter().find(|p| p.board == "duel");
     assert_eq!(
         knight.map(|p| p.marks.clone()),
-        Some(vec!["frozen".to_string()])
+        Some(vec![Cow::Borrowed("frozen")])
     );
     let pawn = snapshot.pieces.iter().find(|p| p.square == "b4");
     assert_eq!(
         pawn.map(|p| p.marks.clone()),
-        Some(vec!["returned".to_string()])
+        Some(vec![Cow::Borrowed("returned")])
     );
     // White lacks R, B and three pawns; Black lacks D, B, R and three pawns.
     assert_eq!(snapshot.off_board.len(), 11);

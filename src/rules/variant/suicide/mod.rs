@@ -315,7 +315,7 @@ impl Rules for Suicide {
         let mut legal_actions: Vec<Label> = self
             .legal_actions()
             .iter()
-            .map(|a| Label::from(notation::machine(a)))
+            .map(notation::machine_label)
             .collect();
         sort_action_texts(&mut legal_actions);
         Snapshot {
