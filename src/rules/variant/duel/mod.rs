@@ -236,9 +236,16 @@ impl Duel {
         moves::targets(self.duel.shape(), &piece_at, from, piece, rights, out);
     }
 
-    /// Whether moving `from`→`to` (removing an en-passant victim) leaves the mover's king
-    /// attacked. `scratch` is a copy of the Main board, used and restored.
-    fn exposes_king(scratch: &mut Mailbox<Man>, from: Coord, to: Coord, landing: Landing) -> bool {
+    /// Whether moving `from`→`to` (removing an en-passant victim) leaves the mover's king,
+    /// which stands on `king` (`None` if it has none), attacked. `scratch` is a copy of the
+    /// Main board, used and restored.
+    fn exposes_king(
+        scratch: &mut Mailbox<Man>,
+        king: Option<Coord>,
+        from: Coord,
+        to: Coord,
+        landing: Landing,
+    ) -> bool {
         let moving = scratch.take(from);
         let Some(mover) = moving else {
             return false;
@@ -249,11 +256,27 @@ impl Duel {
         };
         let victim = scratch.take(victim_square);
         scratch.set(to, moving);
-        let exposed = Self::king_attacked(scratch, mover.piece.color);
+        let king = if mover.piece.role == Role::King {
+            Some(to)
+        } else {
+            king
+        };
+        let exposed =
+            king.is_some_and(|king| Self::main_attacked(scratch, king, mover.piece.color.other()));
         scratch.take(to);
         scratch.set(victim_square, victim);
         scratch.set(from, moving);
         exposed
+    }
+
+    /// Whether a move of a man other than the king from `from` may leave the king on `king`
+    /// attacked, when it is not attacked now: only by uncovering a line through `from`, since
+    /// sliders alone attack along lines and leapers' attacks do not depend on what stands
+    /// between. An en-passant capture empties a second square, so it is always checked.
+    fn may_uncover(king: Coord, from: Coord, landing: Landing) -> bool {
+        let df = i16::from(from.file) - i16::from(king.file);
+        let dr = i16::from(from.rank) - i16::from(king.rank);
+        landing == Landing::EnPassant || df == 0 || dr == 0 || df.abs() == dr.abs()
     }
 
     /// Whether a man of the side to move dropped on `square` would give check.
@@ -276,6 +299,9 @@ impl Duel {
         let mut actions = Vec::new();
         let mut targets = Vec::new();
         let placements = self.placement_squares();
+        // Found once: most moves are then judged safe by geometry alone (`may_uncover`).
+        let king = self.king_square(us);
+        let in_check = king.is_some_and(|king| Self::main_attacked(&self.main, king, us.other()));
         for (from, man) in self.main.occupied() {
             if man.piece.color != us {
                 continue;
@@ -283,7 +309,10 @@ impl Duel {
             targets.clear();
             self.main_targets(from, *man, &mut targets);
             for &(to, landing) in &targets {
-                if Self::exposes_king(&mut scratch, from, to, landing) {
+                let needs_check = in_check
+                    || man.piece.role == Role::King
+                    || king.is_some_and(|king| Self::may_uncover(king, from, landing));
+                if needs_check && Self::exposes_king(&mut scratch, king, from, to, landing) {
                     continue;
                 }
                 if landing == Landing::Quiet {
@@ -304,7 +333,6 @@ impl Duel {
         if !self.duel_is_active() {
             return actions;
         }
-        let in_check = self.in_check();
         let empty_main: Vec<Coord> = main_shape()
             .squares()
             .filter(|&c| self.main.is_empty_square(c))
@@ -661,11 +689,11 @@ impl Duel {
 
     /// The legal actions in machine notation, sorted by byte order as clients receive them.
     fn sorted_machine(&self) -> Vec<Label> {
-        let mut out: Vec<Label> = self
-            .legal_actions()
-            .iter()
-            .map(notation::action_label)
-            .collect();
+        if self.lone_king().is_some() || self.draw_by_rule().is_some() {
+            return Vec::new();
+        }
+        // From the cached list itself: `legal_actions` would copy it first.
+        let mut out: Vec<Label> = self.generate().iter().map(notation::action_label).collect();
         sort_action_texts(&mut out);
         out
     }

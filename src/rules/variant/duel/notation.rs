@@ -14,6 +14,7 @@ use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{ParseActionError, ParsePositionError};
 use std::borrow::Cow;
+use std::fmt::Write;
 use std::sync::LazyLock;
 
 /// The machine name of a Duel square: `x1` … `z3`.
@@ -363,24 +364,28 @@ fn check_en_passant(
 
 /// Writes the position notation.
 pub(super) fn print_position(game: &Duel) -> String {
-    let returned: Vec<String> = game
-        .main
-        .occupied()
-        .filter(|(_, m)| m.returned)
-        .map(|(c, _)| c.name())
-        .collect();
-    format!(
-        "{} {} {} {} {} {} {}",
-        game.main.placement(|m| m.piece.fen_char()),
-        game.duel.placement(|p| p.fen_char()),
-        game.turn.fen_char(),
-        game.en_passant.map_or("-".to_string(), Coord::name),
-        if returned.is_empty() {
-            "-".to_string()
-        } else {
-            returned.join(",")
-        },
-        game.halfmoves,
-        game.fullmoves,
-    )
+    // Written into one string without temporaries: every snapshot of a live game carries it.
+    let mut out = game.main.placement(|m| m.piece.fen_char());
+    out.push(' ');
+    out.push_str(&game.duel.placement(|p| p.fen_char()));
+    out.push(' ');
+    out.push(game.turn.fen_char());
+    out.push(' ');
+    match game.en_passant {
+        Some(square) => square.push_name(&mut out),
+        None => out.push('-'),
+    }
+    out.push(' ');
+    let returned_start = out.len();
+    for (square, _) in game.main.occupied().filter(|(_, m)| m.returned) {
+        if out.len() > returned_start {
+            out.push(',');
+        }
+        square.push_name(&mut out);
+    }
+    if out.len() == returned_start {
+        out.push('-');
+    }
+    let _ = write!(out, " {} {}", game.halfmoves, game.fullmoves);
+    out
 }
