@@ -8,7 +8,6 @@
 use super::error::ParsePositionError;
 use super::snapshot::Label;
 use std::borrow::Cow;
-use std::fmt::Write;
 use std::sync::LazyLock;
 
 /// Files and ranks that [`Coord::label`] names without allocating: every square of a board
@@ -105,54 +104,101 @@ impl Coord {
     }
 }
 
-/// The machine notation of every pair of squares of a `files` x `ranks` board, from-square,
-/// separator, to-square (`e2e4`, `e2xe4`, `d5@d9`), one after another in one string and built
-/// once. A snapshot lists every legal action on every move of a live game, and most actions
-/// are such a pair: borrowing their text saves an allocation per action.
-pub struct PairTexts {
-    files: u8,
-    ranks: u8,
+/// Texts built once and numbered, one after another in one string: the action texts of a
+/// variant's common actions, so that a snapshot, which lists every legal action on every move
+/// of a live game, borrows each text instead of allocating it.
+pub struct TextTable {
     text: String,
-    /// Where pair `from * squares + to` starts in `text`, and one more entry for the end.
+    /// Where text `i` starts in `text`, and one more entry for the end.
     starts: Vec<u32>,
 }
 
-impl PairTexts {
-    pub fn new(files: u8, ranks: u8, separator: &str) -> PairTexts {
-        let squares: Vec<Coord> = (0..ranks)
-            .flat_map(|rank| (0..files).map(move |file| Coord::new(file, rank)))
-            .collect();
+impl TextTable {
+    /// Texts `0..count`, each written by `write(i, out)`.
+    pub fn new(count: usize, mut write: impl FnMut(usize, &mut String)) -> TextTable {
         let mut text = String::new();
-        let mut starts = Vec::with_capacity(squares.len() * squares.len() + 1);
-        for &from in &squares {
-            for &to in &squares {
-                starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
-                from.push_name(&mut text);
-                text.push_str(separator);
-                to.push_name(&mut text);
-            }
+        let mut starts = Vec::with_capacity(count + 1);
+        for i in 0..count {
+            starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+            write(i, &mut text);
         }
         starts.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
-        PairTexts {
-            files,
-            ranks,
-            text,
-            starts,
-        }
+        TextTable { text, starts }
     }
 
-    fn index(&self, square: Coord) -> Option<usize> {
+    /// Text `index`, or `None` beyond the table.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        let start = *self.starts.get(index)?;
+        let end = *self.starts.get(index + 1)?;
+        self.text.get(start as usize..end as usize)
+    }
+
+    /// Text `index` as a label borrowed from the table, or `spelled` when there is none.
+    pub fn label(&'static self, index: Option<usize>, spelled: impl FnOnce() -> String) -> Label {
+        match index.and_then(|index| self.get(index)) {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(spelled()),
+        }
+    }
+}
+
+/// The squares of a `files` x `ranks` rectangle numbered rank by rank from `a1`, for indexing
+/// [`TextTable`]s by square.
+#[derive(Clone, Copy, Debug)]
+pub struct SquareIndex {
+    pub files: u8,
+    pub ranks: u8,
+}
+
+impl SquareIndex {
+    pub const fn new(files: u8, ranks: u8) -> SquareIndex {
+        SquareIndex { files, ranks }
+    }
+
+    pub fn count(self) -> usize {
+        usize::from(self.files) * usize::from(self.ranks)
+    }
+
+    /// The number of `square`, or `None` off the rectangle.
+    pub fn of(self, square: Coord) -> Option<usize> {
         (square.file < self.files && square.rank < self.ranks)
             .then(|| usize::from(square.rank) * usize::from(self.files) + usize::from(square.file))
     }
 
+    /// The square numbered `index`.
+    pub fn square(self, index: usize) -> Coord {
+        let files = usize::from(self.files.max(1));
+        Coord::new((index % files) as u8, (index / files) as u8)
+    }
+}
+
+/// The machine notation of every pair of squares of a `files` x `ranks` board, from-square,
+/// separator, to-square (`e2e4`, `e2xe4`, `d5@d9`): most actions of most variants are such a
+/// pair.
+pub struct PairTexts {
+    squares: SquareIndex,
+    texts: TextTable,
+}
+
+impl PairTexts {
+    pub fn new(files: u8, ranks: u8, separator: &str) -> PairTexts {
+        let squares = SquareIndex::new(files, ranks);
+        let count = squares.count();
+        let texts = TextTable::new(count * count, |pair, out| {
+            squares.square(pair / count).push_name(out);
+            out.push_str(separator);
+            squares.square(pair % count).push_name(out);
+        });
+        PairTexts { squares, texts }
+    }
+
+    fn index(&self, from: Coord, to: Coord) -> Option<usize> {
+        Some(self.squares.of(from)? * self.squares.count() + self.squares.of(to)?)
+    }
+
     /// The text of `from` then `to`, or `None` for a square off the board.
     pub fn get(&self, from: Coord, to: Coord) -> Option<&str> {
-        let squares = usize::from(self.files) * usize::from(self.ranks);
-        let pair = self.index(from)? * squares + self.index(to)?;
-        let start = *self.starts.get(pair)?;
-        let end = *self.starts.get(pair + 1)?;
-        self.text.get(start as usize..end as usize)
+        self.texts.get(self.index(from, to)?)
     }
 
     /// The pair's text as a label borrowed from the table, or `spelled` for a pair off it.
@@ -473,8 +519,17 @@ fn too_wide(rank: u8, width: u8) -> ParsePositionError {
 pub fn write_placement(shape: &Shape, mut piece: impl FnMut(Coord) -> Option<char>) -> String {
     fn flush(out: &mut String, empty: &mut u32) {
         if *empty > 0 {
-            // A run is at most a rank long; `fmt::Write` for a String cannot fail.
-            let _ = write!(out, "{empty}");
+            // Digits pushed by hand: the formatting machinery cost more than the rest of
+            // the placement, which every snapshot of a live game writes.
+            let mut digits = [0u8; 10];
+            let mut start = digits.len();
+            let mut rest = *empty;
+            while rest > 0 {
+                start -= 1;
+                digits[start] = b'0' + (rest % 10) as u8;
+                rest /= 10;
+            }
+            out.extend(digits[start..].iter().map(|&d| char::from(d)));
             *empty = 0;
         }
     }

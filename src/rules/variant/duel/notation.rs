@@ -9,11 +9,10 @@
 //! `x1y2>c3` (Duel capture, capturer returns to c3).
 
 use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
-use crate::rules::geometry::{Coord, Mailbox, PairTexts};
+use crate::rules::geometry::{Coord, Mailbox, PairTexts, SquareIndex, TextTable};
 use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{ParseActionError, ParsePositionError};
-use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::LazyLock;
 
@@ -61,19 +60,105 @@ pub fn parse_duel_square(text: &str) -> Option<Coord> {
     parse_square(text, b'x', 3, 3)
 }
 
-/// The machine form of every move between two squares of the main board, built once.
-static MAIN_MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(5, 7, ""));
+/// The squares of the Main board (5x7, the hole included) and of the Duel board (3x3).
+const MAIN_SQUARES: SquareIndex = SquareIndex::new(5, 7);
+const DUEL_SQUARES: SquareIndex = SquareIndex::new(3, 3);
 
-/// The machine form as a snapshot label: borrowed from a table for main-board moves that
-/// place nothing (most of every legal list), spelled for the rest.
+/// The machine form of every action's common shapes, built once: Main moves (`b2b3`), Main
+/// captures with the Duel square the victim goes to (`b2a3@x1`), Duel moves (`x1y2`) and
+/// Duel captures with the Main square the capturer returns to (`x1y2>c3`). Captures fan out
+/// over every square the piece may go to, so they make up much of a legal list.
+static MAIN_MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(5, 7, ""));
+static MAIN_PLACE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
+    triple_table(MAIN_SQUARES, DUEL_SQUARES, |from, to, place| Action::Main {
+        from,
+        to,
+        place: Some(place),
+    })
+});
+static DUEL_MOVE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
+    let duel = DUEL_SQUARES.count();
+    TextTable::new(duel * duel, |i, out| {
+        write_action(
+            &Action::Duel {
+                from: DUEL_SQUARES.square(i / duel),
+                to: DUEL_SQUARES.square(i % duel),
+                back: None,
+            },
+            out,
+        );
+    })
+});
+static DUEL_BACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
+    triple_table(DUEL_SQUARES, MAIN_SQUARES, |from, to, back| Action::Duel {
+        from,
+        to,
+        back: Some(back),
+    })
+});
+
+/// The texts of `action(from, to, third)` for every pair of `pairs` squares and every
+/// `third` square, numbered as [`triple_index`] numbers them.
+fn triple_table(
+    pairs: SquareIndex,
+    third: SquareIndex,
+    action: impl Fn(Coord, Coord, Coord) -> Action,
+) -> TextTable {
+    let (n, m) = (pairs.count(), third.count());
+    TextTable::new(n * n * m, |i, out| {
+        let pair = i / m;
+        let (from, to) = (pairs.square(pair / n), pairs.square(pair % n));
+        write_action(&action(from, to, third.square(i % m)), out);
+    })
+}
+
+fn triple_index(
+    pairs: SquareIndex,
+    third: SquareIndex,
+    from: Coord,
+    to: Coord,
+    extra: Coord,
+) -> Option<usize> {
+    let pair = pairs.of(from)? * pairs.count() + pairs.of(to)?;
+    Some(pair * third.count() + third.of(extra)?)
+}
+
+/// The machine form as a snapshot label, borrowed from the tables above.
 pub(super) fn action_label(action: &Action) -> Label {
+    let spelled = || action_machine(action);
     match *action {
         Action::Main {
             from,
             to,
             place: None,
-        } => MAIN_MOVE_TEXTS.label(from, to, || action_machine(action)),
-        _ => Cow::Owned(action_machine(action)),
+        } => MAIN_MOVE_TEXTS.label(from, to, spelled),
+        Action::Main {
+            from,
+            to,
+            place: Some(place),
+        } => {
+            let index = triple_index(MAIN_SQUARES, DUEL_SQUARES, from, to, place);
+            MAIN_PLACE_TEXTS.label(index, spelled)
+        }
+        Action::Duel {
+            from,
+            to,
+            back: None,
+        } => {
+            let index = DUEL_SQUARES
+                .of(from)
+                .zip(DUEL_SQUARES.of(to))
+                .map(|(from, to)| from * DUEL_SQUARES.count() + to);
+            DUEL_MOVE_TEXTS.label(index, spelled)
+        }
+        Action::Duel {
+            from,
+            to,
+            back: Some(back),
+        } => {
+            let index = triple_index(DUEL_SQUARES, MAIN_SQUARES, from, to, back);
+            DUEL_BACK_TEXTS.label(index, spelled)
+        }
     }
 }
 
@@ -81,25 +166,30 @@ pub(super) fn action_label(action: &Action) -> Label {
 pub(super) fn action_machine(action: &Action) -> String {
     // One string, no temporaries: a snapshot spells every legal action on every move.
     let mut out = String::with_capacity(7);
+    write_action(action, &mut out);
+    out
+}
+
+/// Appends the machine form of `action` to `out`.
+fn write_action(action: &Action, out: &mut String) {
     match *action {
         Action::Main { from, to, place } => {
-            from.push_name(&mut out);
-            to.push_name(&mut out);
+            from.push_name(out);
+            to.push_name(out);
             if let Some(place) = place {
                 out.push('@');
-                push_duel_square_name(place, &mut out);
+                push_duel_square_name(place, out);
             }
         }
         Action::Duel { from, to, back } => {
-            push_duel_square_name(from, &mut out);
-            push_duel_square_name(to, &mut out);
+            push_duel_square_name(from, out);
+            push_duel_square_name(to, out);
             if let Some(back) = back {
                 out.push('>');
-                back.push_name(&mut out);
+                back.push_name(out);
             }
         }
     }
-    out
 }
 
 /// Reads the machine notation (syntax only).

@@ -125,6 +125,47 @@ fn machine_notation_round_trips_over_every_short_string() {
 }
 
 #[test]
+fn borrowed_action_labels_are_the_machine_notation() {
+    // Every square of both boards (the hole too), with and without a placement or a return:
+    // the label a snapshot borrows from a table is what the notation writes.
+    let main: Vec<Coord> = (0..7)
+        .flat_map(|rank| (0..5).map(move |file| Coord::new(file, rank)))
+        .collect();
+    let duel: Vec<Coord> = (0..3)
+        .flat_map(|rank| (0..3).map(move |file| Coord::new(file, rank)))
+        .collect();
+    let pairs = |squares: &[Coord]| -> Vec<(Coord, Coord)> {
+        squares
+            .iter()
+            .flat_map(|&from| squares.iter().map(move |&to| (from, to)))
+            .collect()
+    };
+    let mut actions = Vec::new();
+    for (from, to) in pairs(&main) {
+        for place in std::iter::once(None).chain(duel.iter().copied().map(Some)) {
+            actions.push(Action::Main { from, to, place });
+        }
+    }
+    for (from, to) in pairs(&duel) {
+        for back in std::iter::once(None).chain(main.iter().copied().map(Some)) {
+            actions.push(Action::Duel { from, to, back });
+        }
+    }
+    for action in &actions {
+        let label = notation::action_label(action);
+        assert!(matches!(label, Cow::Borrowed(_)), "{action:?} is spelled");
+        assert_eq!(label, notation::action_machine(action), "{action:?}");
+    }
+    // Off both boards: spelled, and still right.
+    let off = Action::Main {
+        from: Coord::new(7, 0),
+        to: Coord::new(0, 0),
+        place: None,
+    };
+    assert_eq!(notation::action_label(&off), notation::action_machine(&off));
+}
+
+#[test]
 fn human_notation_reads_like_san() {
     let start = Duel::start();
     assert_eq!(human(&start, "b1c3"), "Nc3");
