@@ -10,7 +10,7 @@ use super::clock::ClockView;
 use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -76,6 +76,10 @@ pub enum GameEvent {
 pub struct EventLog {
     version: u64,
     recent: VecDeque<(u64, Arc<str>)>,
+    /// The length of the last message: the next one's buffer is sized from it, since a
+    /// game's action events are all about as long and growing a buffer step by step cost a
+    /// handful of reallocations per move.
+    last_length: usize,
 }
 
 impl EventLog {
@@ -84,6 +88,7 @@ impl EventLog {
         EventLog {
             version,
             recent: VecDeque::new(),
+            last_length: 0,
         }
     }
 
@@ -96,7 +101,9 @@ impl EventLog {
     /// `{"t":"event","v":<version>,"kind":…, …the event's fields}`.
     pub fn push(&mut self, event: &GameEvent) -> Arc<str> {
         self.version += 1;
-        let text: Arc<str> = event_message(self.version, event).into();
+        let message = event_message(self.version, event, self.last_length + 64);
+        self.last_length = message.len();
+        let text: Arc<str> = message.into();
         if self.recent.len() == EVENT_LOG_CAPACITY {
             self.recent.pop_front();
         }
@@ -138,20 +145,26 @@ impl EventLog {
 /// fields. Written as the envelope's text followed by the event's object without its opening
 /// brace, rather than through `#[serde(flatten)]`, which serializes every field of every
 /// move's event through a map.
-fn event_message(version: u64, event: &GameEvent) -> String {
-    let mut message = String::with_capacity(512);
-    // Writing into a String cannot fail.
+fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
+    let mut message = Vec::with_capacity(capacity.max(256));
+    // Writing into a Vec cannot fail.
     let _ = write!(message, "{{\"t\":\"event\",\"v\":{version}");
-    // Every event is a JSON object (`{"kind":…}`). Serializing plain data cannot fail; if it
-    // ever did, the bare envelope keeps the version sequence intact.
-    match serde_json::to_string(event) {
-        Ok(object) if object.starts_with("{\"") => {
-            message.push(',');
-            message.push_str(&object[1..]);
+    let envelope = message.len();
+    // The event is serialized straight after the envelope, and its opening brace becomes the
+    // comma between them: no second buffer to copy from. Every event is a JSON object
+    // (`{"kind":…}`). Serializing plain data cannot fail; if it ever did, the bare envelope
+    // keeps the version sequence intact.
+    let serialized = serde_json::to_writer(&mut message, event).is_ok();
+    match message.get(envelope..envelope + 2) {
+        Some([b'{', b'"']) if serialized => message[envelope] = b',',
+        _ => {
+            message.truncate(envelope);
+            message.push(b'}');
         }
-        _ => message.push('}'),
     }
-    message
+    // Only JSON text was written: always UTF-8.
+    String::from_utf8(message)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]
