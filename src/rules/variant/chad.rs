@@ -1095,9 +1095,15 @@ impl Rules for Chad {
         let legal_actions = if draw.is_some() {
             Vec::new()
         } else {
-            let mut texts: Vec<Label> = moves.into_iter().map(ChadMove::machine_label).collect();
-            sort_action_texts(&mut texts);
-            texts
+            // Every move is a pair of squares of the table, so the table sorts them; the
+            // general sort stays for a list it cannot take.
+            let pairs = moves.iter().map(|m| (m.from, m.to));
+            MOVE_TEXTS.sorted_labels(pairs).unwrap_or_else(|| {
+                let mut texts: Vec<Label> =
+                    moves.into_iter().map(ChadMove::machine_label).collect();
+                sort_action_texts(&mut texts);
+                texts
+            })
         };
         Snapshot {
             variant: Variant::Chad,
