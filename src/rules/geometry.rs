@@ -146,8 +146,8 @@ impl TextTable {
 /// [`TextTable`]s by square.
 #[derive(Clone, Copy, Debug)]
 pub struct SquareIndex {
-    pub files: u8,
-    pub ranks: u8,
+    files: u8,
+    ranks: u8,
 }
 
 impl SquareIndex {
@@ -170,6 +170,18 @@ impl SquareIndex {
         let files = usize::from(self.files.max(1));
         Coord::new((index % files) as u8, (index / files) as u8)
     }
+
+    /// The number of the pair `from`, `to` among all `count() * count()` pairs, or `None`
+    /// if either square is off the rectangle.
+    pub fn pair(self, from: Coord, to: Coord) -> Option<usize> {
+        Some(self.of(from)? * self.count() + self.of(to)?)
+    }
+
+    /// The two squares of pair `index`: the inverse of [`SquareIndex::pair`].
+    pub fn pair_squares(self, index: usize) -> (Coord, Coord) {
+        let count = self.count().max(1);
+        (self.square(index / count), self.square(index % count))
+    }
 }
 
 /// The machine notation of every pair of squares of a `files` x `ranks` board, from-square,
@@ -189,9 +201,10 @@ impl PairTexts {
         let squares = SquareIndex::new(files, ranks);
         let count = squares.count();
         let texts = TextTable::new(count * count, |pair, out| {
-            squares.square(pair / count).push_name(out);
+            let (from, to) = squares.pair_squares(pair);
+            from.push_name(out);
             out.push_str(separator);
-            squares.square(pair % count).push_name(out);
+            to.push_name(out);
         });
         let mut pair_at_place: Vec<u32> = (0..count * count)
             .map(|pair| u32::try_from(pair).unwrap_or(u32::MAX))
@@ -211,13 +224,9 @@ impl PairTexts {
         }
     }
 
-    fn index(&self, from: Coord, to: Coord) -> Option<usize> {
-        Some(self.squares.of(from)? * self.squares.count() + self.squares.of(to)?)
-    }
-
     /// The text of `from` then `to`, or `None` for a square off the board.
     pub fn get(&self, from: Coord, to: Coord) -> Option<&str> {
-        self.texts.get(self.index(from, to)?)
+        self.texts.get(self.squares.pair(from, to)?)
     }
 
     /// The texts of `pairs`, borrowed and in byte order (as [`super::snapshot::sort_action_texts`]
@@ -232,7 +241,7 @@ impl PairTexts {
         let wanted = pairs.len();
         let mut marks = vec![0u64; self.pair_at_place.len().div_ceil(64)];
         for (from, to) in pairs {
-            let place = *self.place_of_pair.get(self.index(from, to)?)? as usize;
+            let place = *self.place_of_pair.get(self.squares.pair(from, to)?)? as usize;
             let word = marks.get_mut(place / 64)?;
             let bit = 1u64 << (place % 64);
             if *word & bit != 0 {
@@ -255,10 +264,7 @@ impl PairTexts {
 
     /// The pair's text as a label borrowed from the table, or `spelled` for a pair off it.
     pub fn label(&'static self, from: Coord, to: Coord, spelled: impl FnOnce() -> String) -> Label {
-        match self.get(from, to) {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(spelled()),
-        }
+        self.texts.label(self.squares.pair(from, to), spelled)
     }
 }
 

@@ -78,15 +78,10 @@ static MAIN_PLACE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
 });
 static DUEL_MOVE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
     let duel = DUEL_SQUARES.count();
-    TextTable::new(duel * duel, |i, out| {
-        write_action(
-            &Action::Duel {
-                from: DUEL_SQUARES.square(i / duel),
-                to: DUEL_SQUARES.square(i % duel),
-                back: None,
-            },
-            out,
-        );
+    TextTable::new(duel * duel, |pair, out| {
+        let (from, to) = DUEL_SQUARES.pair_squares(pair);
+        let back = None;
+        write_action(&Action::Duel { from, to, back }, out);
     })
 });
 static DUEL_BACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
@@ -106,8 +101,7 @@ fn triple_table(
 ) -> TextTable {
     let (n, m) = (pairs.count(), third.count());
     TextTable::new(n * n * m, |i, out| {
-        let pair = i / m;
-        let (from, to) = (pairs.square(pair / n), pairs.square(pair % n));
+        let (from, to) = pairs.pair_squares(i / m);
         write_action(&action(from, to, third.square(i % m)), out);
     })
 }
@@ -119,8 +113,7 @@ fn triple_index(
     to: Coord,
     extra: Coord,
 ) -> Option<usize> {
-    let pair = pairs.of(from)? * pairs.count() + pairs.of(to)?;
-    Some(pair * third.count() + third.of(extra)?)
+    Some(pairs.pair(from, to)? * third.count() + third.of(extra)?)
 }
 
 /// The machine form as a snapshot label, borrowed from the tables above.
@@ -144,13 +137,7 @@ pub(super) fn action_label(action: &Action) -> Label {
             from,
             to,
             back: None,
-        } => {
-            let index = DUEL_SQUARES
-                .of(from)
-                .zip(DUEL_SQUARES.of(to))
-                .map(|(from, to)| from * DUEL_SQUARES.count() + to);
-            DUEL_MOVE_TEXTS.label(index, spelled)
-        }
+        } => DUEL_MOVE_TEXTS.label(DUEL_SQUARES.pair(from, to), spelled),
         Action::Duel {
             from,
             to,
