@@ -325,7 +325,8 @@ fn chunked_length(data: &[u8]) -> Option<usize> {
             // No trailers: the empty line that ends the body.
             return (data.len() >= at + 2).then_some(at + 2);
         }
-        at += size + 2;
+        // A size no body could have (from a broken server) is never complete.
+        at = at.checked_add(size)?.checked_add(2)?;
         if at > data.len() {
             return None;
         }
@@ -503,38 +504,37 @@ mod tests {
     const CHUNKED: &str =
         "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
 
-    #[tokio::test]
-    async fn requests_share_a_kept_connection() -> TestResult {
-        let (addr, accepted) = fake_server(SIZED, 3).await?;
-        let mut client = Client::new(addr);
-        for _ in 0..3 {
-            let response = client.get("/").await?;
-            assert_eq!((response.status, response.body.as_str()), (200, "ok"));
-        }
-        assert_eq!(accepted.load(Ordering::SeqCst), 1);
-        Ok(())
+    #[test]
+    fn chunked_lengths_wait_for_the_last_chunk_and_survive_absurd_sizes() {
+        let body = &CHUNKED.as_bytes()[CHUNKED.find("\r\n\r\n").unwrap_or(0) + 4..];
+        assert_eq!(chunked_length(body), Some(body.len()));
+        assert_eq!(chunked_length(&body[..body.len() - 2]), None);
+        // A size near usize::MAX must not overflow the arithmetic.
+        assert_eq!(chunked_length(b"ffffffffffffffff\r\nabc\r\n"), None);
     }
 
+    /// Each case: what the server answers, how many answers it gives per connection, and
+    /// the body the client must read and the connections it must open over three requests.
     #[tokio::test]
-    async fn a_kept_connection_found_closed_is_replaced() -> TestResult {
-        let (addr, accepted) = fake_server(SIZED, 1).await?;
-        let mut client = Client::new(addr);
-        for _ in 0..3 {
-            let response = client.get("/").await?;
-            assert_eq!(response.body, "ok");
+    async fn kept_connections_are_reused_replaced_and_read_whole() -> TestResult {
+        let cases = [
+            ("a kept connection is reused", SIZED, 3, "ok", 1),
+            ("one found closed is replaced", SIZED, 1, "ok", 3),
+            ("chunked answers are read whole", CHUNKED, 3, "abcde", 1),
+        ];
+        for (case, answer, per_connection, body, connections) in cases {
+            let (addr, accepted) = fake_server(answer, per_connection).await?;
+            let mut client = Client::new(addr);
+            for _ in 0..3 {
+                let response = client.get("/").await?;
+                assert_eq!(
+                    (response.status, response.body.as_str()),
+                    (200, body),
+                    "{case}"
+                );
+            }
+            assert_eq!(accepted.load(Ordering::SeqCst), connections, "{case}");
         }
-        assert_eq!(accepted.load(Ordering::SeqCst), 3);
-        Ok(())
-    }
-
-    #[tokio::test]
-    async fn chunked_answers_are_read_whole_on_a_kept_connection() -> TestResult {
-        let (addr, accepted) = fake_server(CHUNKED, 2).await?;
-        let mut client = Client::new(addr);
-        for _ in 0..2 {
-            assert_eq!(client.get("/").await?.body, "abcde");
-        }
-        assert_eq!(accepted.load(Ordering::SeqCst), 1);
         Ok(())
     }
 }
