@@ -77,7 +77,7 @@ async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error
 }
 
 async fn serve_socket(
-    socket: WebSocket,
+    mut socket: WebSocket,
     state: &AppState,
     handle: &GameHandle,
     viewer: Option<Uuid>,
@@ -85,7 +85,6 @@ async fn serve_socket(
 ) -> Result<(), axum::Error> {
     // One task owns the socket whole: `select!` drops the pending read before a branch runs,
     // so a branch can write. Splitting it would put a lock around every read and write.
-    let mut socket = socket;
     let mut subscription = match handle.subscribe(viewer, since).await {
         Ok(s) => s,
         Err(e) => {
