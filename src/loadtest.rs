@@ -15,6 +15,7 @@
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,9 +153,57 @@ struct Incoming<'a> {
 struct RulesPart<'a> {
     #[serde(borrow)]
     turn: Cow<'a, str>,
+    /// The list's JSON text, borrowed from the frame: only the side to move reads it
+    /// ([`legal_literals`]). Parsed into strings, the hundred-odd actions of a Chad position
+    /// were two fifths of the load tool's work, for both players on every move.
     #[serde(borrow)]
-    legal_actions: Vec<Cow<'a, str>>,
+    legal_actions: Option<&'a RawValue>,
     outcome: Option<serde::de::IgnoredAny>,
+}
+
+/// The string literals of a JSON array of strings (`["a1a2","b\"c"]`), as byte ranges of
+/// `array` with their quotes and escapes kept: each is already the JSON text of its action,
+/// which is all the load tool ever does with one. None if `array` is not an array of strings.
+fn legal_literals(array: &str, ranges: &mut Vec<std::ops::Range<usize>>) -> Option<()> {
+    let bytes = array.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&b']') {
+        return Some(());
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let start = at;
+        at += 1;
+        loop {
+            match bytes.get(at)? {
+                b'"' => break,
+                // An escape: the next byte is part of it, even if it is a quote.
+                b'\\' => at += 2,
+                _ => at += 1,
+            }
+        }
+        at += 1;
+        ranges.push(start..at);
+        at = skip_space(bytes, at);
+        match bytes.get(at)? {
+            b',' => at = skip_space(bytes, at + 1),
+            b']' => return Some(()),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
 }
 
 #[derive(Deserialize, Default)]
@@ -173,8 +222,9 @@ struct Side {
     color: &'static str,
     ply: u64,
     /// The legal actions while it is this side's turn (empty otherwise: only the side to move
-    /// keeps a copy), as ranges of `legal_text`: one buffer reused from move to move instead
-    /// of a string per action, a fifth of the load tool's work on Chad's hundred-odd moves.
+    /// keeps a copy), as ranges of `legal_text`, the list's JSON text: each range is one
+    /// action's JSON string literal, quotes included. One buffer reused from move to move
+    /// instead of a string per action.
     legal: Vec<std::ops::Range<usize>>,
     legal_text: String,
     turn: String,
@@ -233,11 +283,11 @@ impl Side {
         self.turn.push_str(&rules.turn);
         self.legal.clear();
         self.legal_text.clear();
-        if self.to_move() {
-            for action in &rules.legal_actions {
-                let start = self.legal_text.len();
-                self.legal_text.push_str(action);
-                self.legal.push(start..self.legal_text.len());
+        if let (true, Some(list)) = (self.to_move(), rules.legal_actions) {
+            self.legal_text.push_str(list.get());
+            if legal_literals(&self.legal_text, &mut self.legal).is_none() {
+                // Not a list of strings: nothing this side can play.
+                self.legal.clear();
             }
         }
         if rules.outcome.is_some() {
@@ -245,7 +295,8 @@ impl Side {
         }
     }
 
-    /// The `index`th legal action of the side to move (empty if there is none).
+    /// The JSON string literal of the `index`th legal action of the side to move (empty if
+    /// there is none).
     fn legal_action(&self, index: usize) -> &str {
         self.legal
             .get(index)
@@ -384,7 +435,6 @@ async fn drive_game(
                 .wrapping_add(1_442_695_040_888_963_407);
             let index = ((rng >> 33) as usize) % mover.legal.len().max(1);
             let action = mover.legal_action(index);
-            let action = serde_json::to_string(action).map_err(|e| ClientError(e.to_string()))?;
             let frame = format!("{{\"t\":\"act\",\"ply\":{},\"action\":{action}}}", ply + 1);
             let sent = Instant::now();
             mover.socket.send_text(frame).await?;
@@ -572,6 +622,35 @@ mod tests {
         assert_eq!(options.duration, Duration::from_secs(10));
         assert!(parse_args(&["--bogus".to_string(), "1".to_string()]).is_err());
         assert!(parse_args(&["--games".to_string()]).is_err());
+    }
+
+    #[test]
+    fn legal_literals_are_the_quoted_actions() {
+        let cases: &[(&str, Option<&[&str]>)] = &[
+            (r#"["a1a2","b1c3"]"#, Some(&[r#""a1a2""#, r#""b1c3""#])),
+            (
+                r#" [ "e7e8q" , "pass" ] "#,
+                Some(&[r#""e7e8q""#, r#""pass""#]),
+            ),
+            (r#"["a\"b","c\\"]"#, Some(&[r#""a\"b""#, r#""c\\""#])),
+            ("[]", Some(&[])),
+            ("[ ]", Some(&[])),
+            (r#"["a1a2",3]"#, None),
+            (r#"["a1a2""#, None),
+            (r#"["a1a2" "b"]"#, None),
+            (r#"{"a":1}"#, None),
+            (r#"["unterminated\"]"#, None),
+        ];
+        for &(array, expected) in cases {
+            let mut ranges = Vec::new();
+            let found = legal_literals(array, &mut ranges)
+                .map(|()| ranges.iter().map(|r| &array[r.clone()]).collect::<Vec<_>>());
+            assert_eq!(found.as_deref(), expected, "{array}");
+            // Every literal is the JSON text of a string.
+            for literal in found.unwrap_or_default() {
+                assert!(serde_json::from_str::<String>(literal).is_ok(), "{literal}");
+            }
+        }
     }
 
     #[test]
