@@ -125,7 +125,8 @@ fn sorted_pieces(snapshot: &Snapshot) -> Vec<String> {
 
 /// What a live game sends after each action is enough to rebuild the next snapshot: applying
 /// every update in turn to the first snapshot gives each later snapshot exactly (pieces in
-/// any order), and an update never lists more pieces than the snapshot has.
+/// any order), and an update never lists more pieces than the snapshot has. Every variant
+/// lists a snapshot's pieces in the byte order of their (board, square) labels.
 #[test]
 fn updates_rebuild_every_snapshot() {
     for variant in playable() {
@@ -154,6 +155,13 @@ fn updates_rebuild_every_snapshot() {
                     squares.len(),
                     snapshot.pieces.len(),
                     "{here}: two pieces on a square"
+                );
+                // Listed in (board, square) byte order, so the update diff need not sort.
+                assert!(
+                    snapshot
+                        .pieces
+                        .is_sorted_by_key(|p| (p.board.clone(), p.square.clone())),
+                    "{here}: pieces out of label order"
                 );
                 let expected = snapshot.clone();
                 let (update, now) = snapshot.into_update(&pieces);

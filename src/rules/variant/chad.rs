@@ -31,7 +31,7 @@
 
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
-    parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape, KING_STEPS,
+    label_order, parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape, KING_STEPS,
     KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
@@ -214,6 +214,12 @@ impl Cells {
 
     fn take(&mut self, square: Coord) -> Option<Piece> {
         self.set(square, None)
+    }
+
+    /// Every man with its square, in the byte order of the square labels (`a1`, `a10`, …):
+    /// the order a snapshot lists its pieces in.
+    fn occupied_in_label_order(&self) -> impl Iterator<Item = (Coord, Piece)> + '_ {
+        label_order(SIZE, SIZE).filter_map(|square| self.get(square).map(|piece| (square, piece)))
     }
 
     /// Every man with its square, rank 1 first.
@@ -1045,7 +1051,7 @@ impl Rules for Chad {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let pieces = self
             .board
-            .occupied()
+            .occupied_in_label_order()
             .map(|(c, p)| PlacedPiece {
                 board: Cow::Borrowed("main"),
                 square: c.label(),

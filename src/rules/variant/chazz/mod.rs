@@ -548,7 +548,7 @@ impl Rules for Chazz {
             }),
             pieces: self
                 .board
-                .occupied()
+                .occupied_in_label_order()
                 .map(|(square, piece)| PlacedPiece {
                     board: Cow::Borrowed("main"),
                     square: square.label(),

@@ -1223,7 +1223,7 @@ impl Rules for Drehs {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let pieces = self
             .board
-            .occupied()
+            .occupied_in_label_order()
             .map(|(c, u)| {
                 let mut marks = Vec::new();
                 if self.dyad_partner(c).is_some() {

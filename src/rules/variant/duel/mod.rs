@@ -812,30 +812,32 @@ impl Rules for Duel {
     fn snapshot(&self) -> Snapshot {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let frozen = !self.duel_is_active();
+        // The Duel board first and each board's squares in label order: the order of the
+        // snapshot's (board, square) labels, which the live game's update diff relies on.
         let mut pieces: Vec<PlacedPiece> = self
-            .main
-            .occupied()
-            .map(|(c, man)| PlacedPiece {
-                board: Cow::Borrowed("main"),
-                square: c.label(),
-                color: man.piece.color,
-                role: man.piece.role,
+            .duel
+            .occupied_in_label_order()
+            .map(|(c, piece)| PlacedPiece {
+                board: Cow::Borrowed("duel"),
+                square: duel_square_label(c),
+                color: piece.color,
+                role: piece.role,
                 stats: None,
-                marks: if man.returned {
-                    vec![Cow::Borrowed("returned")]
+                marks: if frozen {
+                    vec![Cow::Borrowed("frozen")]
                 } else {
                     Vec::new()
                 },
             })
             .collect();
-        pieces.extend(self.duel.occupied().map(|(c, piece)| PlacedPiece {
-            board: Cow::Borrowed("duel"),
-            square: duel_square_label(c),
-            color: piece.color,
-            role: piece.role,
+        pieces.extend(self.main.occupied_in_label_order().map(|(c, man)| PlacedPiece {
+            board: Cow::Borrowed("main"),
+            square: c.label(),
+            color: man.piece.color,
+            role: man.piece.role,
             stats: None,
-            marks: if frozen {
-                vec![Cow::Borrowed("frozen")]
+            marks: if man.returned {
+                vec![Cow::Borrowed("returned")]
             } else {
                 Vec::new()
             },
