@@ -7,6 +7,7 @@
 //! further behind gets a fresh snapshot instead.
 
 use super::clock::ClockView;
+use crate::rules::snapshot::Label;
 use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -142,19 +143,36 @@ impl EventLog {
 }
 
 /// The wire message of an event: the envelope's `t` and `v` first, then the event's own
-/// fields. Written as the envelope's text followed by the event's object without its opening
-/// brace, rather than through `#[serde(flatten)]`, which serializes every field of every
-/// move's event through a map.
+/// fields. An action event, a live game's message on every move, is written field by field
+/// ([`write_action`]); any other event is written by serde straight after the envelope.
 fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
     let mut message = Vec::with_capacity(capacity.max(256));
     // Writing into a Vec cannot fail.
     let _ = write!(message, "{{\"t\":\"event\",\"v\":{version}");
+    match event {
+        GameEvent::Action {
+            ply,
+            machine,
+            human,
+            by,
+            clock,
+            update,
+        } => write_action(&mut message, *ply, machine, human, *by, clock, update),
+        _ => write_with_serde(&mut message, event),
+    }
+    // Only JSON text was written: always UTF-8.
+    String::from_utf8(message)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Appends `event`'s fields to an envelope already in `message`, closing the object. Written
+/// as the event's object without its opening brace rather than through `#[serde(flatten)]`,
+/// which serializes every field through a map: the brace becomes the comma after the envelope.
+/// Serializing plain data cannot fail; if it ever did, the bare envelope keeps the version
+/// sequence intact.
+fn write_with_serde(message: &mut Vec<u8>, event: &GameEvent) {
     let envelope = message.len();
-    // The event is serialized straight after the envelope, and its opening brace becomes the
-    // comma between them: no second buffer to copy from. Every event is a JSON object
-    // (`{"kind":…}`). Serializing plain data cannot fail; if it ever did, the bare envelope
-    // keeps the version sequence intact.
-    let serialized = serde_json::to_writer(&mut message, event).is_ok();
+    let serialized = serde_json::to_writer(&mut *message, event).is_ok();
     match message.get(envelope..envelope + 2) {
         Some([b'{', b'"']) if serialized => message[envelope] = b',',
         _ => {
@@ -162,14 +180,163 @@ fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
             message.push(b'}');
         }
     }
-    // Only JSON text was written: always UTF-8.
-    String::from_utf8(message)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Appends an action event's fields after the envelope, byte for byte what serde writes for
+/// [`GameEvent::Action`] (a test holds it to that), but with the legal actions copied in
+/// directly: serde checks and escapes each string through its general path, which was most of
+/// the JSON work on a move, and a position has up to a few hundred legal actions.
+fn write_action(
+    out: &mut Vec<u8>,
+    ply: u32,
+    machine: &str,
+    human: &str,
+    by: Color,
+    clock: &Option<ClockView>,
+    update: &SnapshotUpdate,
+) {
+    let _ = write!(out, ",\"kind\":\"action\",\"ply\":{ply}");
+    field(out, b",\"machine\":", machine);
+    field(out, b",\"human\":", human);
+    field(out, b",\"by\":", &by);
+    field(out, b",\"clock\":", clock);
+    field(out, b",\"update\":{\"position\":", &update.position);
+    field(out, b",\"turn\":", &update.turn);
+    let _ = write!(out, ",\"ply\":{}", update.ply);
+    field(out, b",\"last_action\":", &update.last_action);
+    field(out, b",\"off_board\":", &update.off_board);
+    field(out, b",\"check\":", &update.check);
+    out.extend_from_slice(b",\"legal_actions\":");
+    write_texts(out, &update.legal_actions);
+    field(out, b",\"outcome\":", &update.outcome);
+    field(out, b",\"removed\":", &update.removed);
+    field(out, b",\"placed\":", &update.placed);
+    out.extend_from_slice(b"}}");
+}
+
+/// Appends `key` (the JSON text before a value: separator, name, colon) and `value` as serde
+/// writes it (plain data: cannot fail).
+fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], value: &T) {
+    out.extend_from_slice(key);
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Appends a JSON array of strings. A text with nothing JSON escapes (control characters, `"`
+/// and `\`), which is every action's notation, is copied between quotes; any other goes
+/// through serde, so the array is what serde would write either way.
+fn write_texts(out: &mut Vec<u8>, texts: &[Label]) {
+    out.reserve(2 + texts.iter().map(|t| t.len() + 3).sum::<usize>());
+    out.push(b'[');
+    // Each plain text is written with the quote before it and the quote after it; the
+    // separators come with a following text, so the loop pushes two pieces per text.
+    let mut open_quote = false;
+    for (i, text) in texts.iter().enumerate() {
+        let bytes = text.as_bytes();
+        let plain = bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+        match (i > 0, open_quote, plain) {
+            (false, _, true) => out.push(b'"'),
+            (true, true, true) => out.extend_from_slice(b"\",\""),
+            (true, false, true) => out.extend_from_slice(b",\""),
+            (false, _, false) => {}
+            (true, true, false) => out.extend_from_slice(b"\","),
+            (true, false, false) => out.push(b','),
+        }
+        if plain {
+            out.extend_from_slice(bytes);
+        } else {
+            field(out, b"", text.as_ref());
+        }
+        open_quote = plain;
+    }
+    if open_quote {
+        out.push(b'"');
+    }
+    out.push(b']');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{AnyGame, Variant};
+    use std::borrow::Cow;
+
+    /// The message as serde alone writes it.
+    fn by_serde(version: u64, event: &GameEvent) -> String {
+        let mut message = format!(r#"{{"t":"event","v":{version}"#).into_bytes();
+        write_with_serde(&mut message, event);
+        String::from_utf8(message).unwrap_or_default()
+    }
+
+    #[test]
+    fn action_events_are_written_as_serde_writes_them() {
+        for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
+            let Ok(mut game) = AnyGame::start(variant) else {
+                continue;
+            };
+            let mut pieces = game.snapshot().pieces;
+            for ply in 1..=80u32 {
+                let legal = game.legal_actions();
+                let Some(action) = legal.get(ply as usize * 7 % legal.len().max(1)) else {
+                    break;
+                };
+                let by = game.turn();
+                let Ok(played) = game.play(action) else {
+                    panic!("{variant}: {action} refused");
+                };
+                let (update, now) = game.snapshot().into_update(&pieces);
+                pieces = now;
+                let clock = (ply % 2 == 0).then_some(ClockView {
+                    white_ms: u64::from(ply) * 1000,
+                    black_ms: 7,
+                    running: Some(by.other()),
+                });
+                let event = GameEvent::Action {
+                    ply,
+                    machine: played.machine,
+                    human: played.human,
+                    by,
+                    clock,
+                    update: Box::new(update),
+                };
+                let ours = event_message(u64::from(ply) + 3, &event, 0);
+                assert_eq!(
+                    ours,
+                    by_serde(u64::from(ply) + 3, &event),
+                    "{variant} ply {ply}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn action_texts_that_need_escapes_are_escaped() {
+        let Ok(game) = AnyGame::start(Variant::Suicide) else {
+            return;
+        };
+        // Plain and escaped texts next to each other in every order, first and last.
+        let lists: [&[&str]; 4] = [
+            &["e2e4", "a\"b", "c\\d", "tab\there", "\u{1}", "é♞", ""],
+            &["\"", "x", "\\"],
+            &["\n"],
+            &[],
+        ];
+        for list in lists {
+            let (mut update, _) = game.snapshot().into_update(&[]);
+            update.legal_actions = list.iter().map(|&t| Cow::Borrowed(t)).collect();
+            let event = GameEvent::Action {
+                ply: 1,
+                machine: "quote\"d".into(),
+                human: "back\\slash".into(),
+                by: Color::White,
+                clock: None,
+                update: Box::new(update),
+            };
+            let ours = event_message(9, &event, 0);
+            assert_eq!(ours, by_serde(9, &event), "{list:?}");
+            let parsed: serde_json::Value = serde_json::from_str(&ours).unwrap_or_default();
+            assert_eq!(parsed["update"]["legal_actions"], serde_json::json!(list));
+        }
+    }
 
     fn offer(by: Color) -> GameEvent {
         GameEvent::DrawOffered { by }

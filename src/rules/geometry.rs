@@ -681,8 +681,16 @@ mod tests {
 
     #[test]
     fn label_order_is_the_byte_order_of_the_names() {
-        for (files, ranks) in [(1, 1), (3, 3), (5, 7), (8, 5), (8, 8), (9, 10), (12, 12), (16, 16)]
-        {
+        for (files, ranks) in [
+            (1, 1),
+            (3, 3),
+            (5, 7),
+            (8, 5),
+            (8, 8),
+            (9, 10),
+            (12, 12),
+            (16, 16),
+        ] {
             let ours: Vec<String> = label_order(files, ranks).map(Coord::name).collect();
             let mut sorted: Vec<String> = (0..files)
                 .flat_map(|f| (0..ranks).map(move |r| Coord::new(f, r).name()))

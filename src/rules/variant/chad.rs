@@ -31,8 +31,8 @@
 
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
-    label_order, parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape, KING_STEPS,
-    KNIGHT_LEAPS, ORTHOGONAL,
+    label_order, parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape,
+    KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
     shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef, Zone,

@@ -830,18 +830,22 @@ impl Rules for Duel {
                 },
             })
             .collect();
-        pieces.extend(self.main.occupied_in_label_order().map(|(c, man)| PlacedPiece {
-            board: Cow::Borrowed("main"),
-            square: c.label(),
-            color: man.piece.color,
-            role: man.piece.role,
-            stats: None,
-            marks: if man.returned {
-                vec![Cow::Borrowed("returned")]
-            } else {
-                Vec::new()
-            },
-        }));
+        pieces.extend(
+            self.main
+                .occupied_in_label_order()
+                .map(|(c, man)| PlacedPiece {
+                    board: Cow::Borrowed("main"),
+                    square: c.label(),
+                    color: man.piece.color,
+                    role: man.piece.role,
+                    stats: None,
+                    marks: if man.returned {
+                        vec![Cow::Borrowed("returned")]
+                    } else {
+                        Vec::new()
+                    },
+                }),
+        );
         let check = Color::ALL
             .into_iter()
             .filter(|&color| Self::king_attacked(&self.main, color))
