@@ -227,29 +227,18 @@ fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], value: &T) {
 fn write_texts(out: &mut Vec<u8>, texts: &[Label]) {
     out.reserve(2 + texts.iter().map(|t| t.len() + 3).sum::<usize>());
     out.push(b'[');
-    // Each plain text is written with the quote before it and the quote after it; the
-    // separators come with a following text, so the loop pushes two pieces per text.
-    let mut open_quote = false;
     for (i, text) in texts.iter().enumerate() {
-        let bytes = text.as_bytes();
-        let plain = bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
-        match (i > 0, open_quote, plain) {
-            (false, _, true) => out.push(b'"'),
-            (true, true, true) => out.extend_from_slice(b"\",\""),
-            (true, false, true) => out.extend_from_slice(b",\""),
-            (false, _, false) => {}
-            (true, true, false) => out.extend_from_slice(b"\","),
-            (true, false, false) => out.push(b','),
+        if i > 0 {
+            out.push(b',');
         }
-        if plain {
+        let bytes = text.as_bytes();
+        if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+            out.push(b'"');
             out.extend_from_slice(bytes);
+            out.push(b'"');
         } else {
             field(out, b"", text.as_ref());
         }
-        open_quote = plain;
-    }
-    if open_quote {
-        out.push(b'"');
     }
     out.push(b']');
 }
