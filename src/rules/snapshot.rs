@@ -256,6 +256,17 @@ fn label_order(a: &str, b: &str) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Puts pieces (or references to them) in [`square_order`] unless they are in it already:
+/// the variants list a snapshot's pieces in that order (`squares_in_label_order`), and
+/// sorting them anyway moved every piece's hundred-odd bytes about, 3% of the server's work
+/// on a Chad move.
+fn sort_by_square<P: std::borrow::Borrow<PlacedPiece>>(pieces: &mut [P]) {
+    let order = |a: &P, b: &P| square_order(a.borrow(), b.borrow());
+    if !pieces.is_sorted_by(|a, b| order(a, b) != Ordering::Greater) {
+        pieces.sort_unstable_by(order);
+    }
+}
+
 fn square_ref(piece: &PlacedPiece) -> SquareRef {
     SquareRef {
         board: piece.board.clone(),
@@ -271,19 +282,9 @@ impl Snapshot {
     /// already is, as the pieces this returns are): a few dozen string comparisons, cheaper
     /// than hashing every piece on each move of a live game.
     pub fn into_update(mut self, previous: &[PlacedPiece]) -> (SnapshotUpdate, Vec<PlacedPiece>) {
-        // The variants list their pieces in this order already (`squares_in_label_order`):
-        // sorting them anyway moved every piece's hundred-odd bytes about, 3% of the server's
-        // work on a Chad move.
-        if !self
-            .pieces
-            .is_sorted_by(|a, b| square_order(a, b) != Ordering::Greater)
-        {
-            self.pieces.sort_unstable_by(square_order);
-        }
+        sort_by_square(&mut self.pieces);
         let mut before: Vec<&PlacedPiece> = previous.iter().collect();
-        if !before.is_sorted_by(|a, b| square_order(a, b) != Ordering::Greater) {
-            before.sort_unstable_by(|a, b| square_order(a, b));
-        }
+        sort_by_square(&mut before);
         let mut placed = Vec::new();
         let mut removed = Vec::new();
         let (mut old, mut new) = (before.into_iter().peekable(), self.pieces.iter().peekable());
