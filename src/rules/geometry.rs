@@ -268,6 +268,10 @@ impl PairTexts {
     }
 }
 
+/// The plain moves of an 8x8 board (`e2e4`), one table for every variant played on one
+/// (Suicide and Davey Drehs).
+pub static MOVE_TEXTS_8X8: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, ""));
+
 /// Reads a square name (`a`–`p` then a rank 1–16) from the start of `text`, returning it and
 /// the rest. Used by the UCI-like move parsers, where ranks may have two digits (`a10a12`).
 pub fn parse_square_prefix(text: &str) -> Option<(Coord, &str)> {

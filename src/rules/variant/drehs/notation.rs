@@ -33,7 +33,7 @@
 use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
 };
-use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox, PairTexts};
+use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox, PairTexts, MOVE_TEXTS_8X8};
 use crate::rules::snapshot::Label;
 use crate::rules::{Color, ParseActionError, ParsePositionError, Piece, Role};
 use std::borrow::Cow;
@@ -454,8 +454,8 @@ fn normalize_human(text: &str) -> String {
     out
 }
 
-/// The machine notation of every move, attack and teleport between two squares, built once.
-static MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, ""));
+/// The machine notation of every attack and teleport between two squares, built once (plain
+/// moves are [`MOVE_TEXTS_8X8`]).
 static ATTACK_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "x"));
 static TELEPORT_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "@"));
 
@@ -468,7 +468,7 @@ pub(super) fn action_label(action: &Action) -> Label {
             from,
             to,
             promotion: None,
-        } => MOVE_TEXTS.label(from, to, spelled),
+        } => MOVE_TEXTS_8X8.label(from, to, spelled),
         Action::Attack {
             from,
             to,

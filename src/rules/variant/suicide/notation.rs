@@ -12,20 +12,16 @@
 use super::position::{push_square_name, role_index, role_of, square_coord, Move, Position, PAWN};
 use super::SuicideMove;
 use crate::rules::error::ParseActionError;
-use crate::rules::geometry::{Coord, PairTexts};
+use crate::rules::geometry::{Coord, MOVE_TEXTS_8X8};
 use crate::rules::snapshot::Label;
 use crate::rules::types::Role;
 use std::borrow::Cow;
-use std::sync::LazyLock;
-
-/// The UCI form of every move between two squares, built once.
-static MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, ""));
 
 /// The UCI form as a snapshot label: borrowed from a table but for promotions, since a
 /// snapshot lists every legal move on every move of a live game.
 pub fn machine_label(action: &SuicideMove) -> Label {
     match action.promotion {
-        None => MOVE_TEXTS.label(square_coord(action.from), square_coord(action.to), || {
+        None => MOVE_TEXTS_8X8.label(square_coord(action.from), square_coord(action.to), || {
             machine(action)
         }),
         Some(_) => Cow::Owned(machine(action)),
