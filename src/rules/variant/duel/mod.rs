@@ -687,13 +687,18 @@ impl Duel {
         out
     }
 
+    /// The legal actions, borrowed from the cached list: none once a lone king or a draw by
+    /// rule has ended the game, whatever moves the board still allows.
+    fn playable(&self) -> &[Action] {
+        if self.lone_king().is_some() || self.draw_by_rule().is_some() {
+            return &[];
+        }
+        self.generate()
+    }
+
     /// The legal actions in machine notation, sorted by byte order as clients receive them.
     fn sorted_machine(&self) -> Vec<Label> {
-        if self.lone_king().is_some() || self.draw_by_rule().is_some() {
-            return Vec::new();
-        }
-        // From the cached list itself: `legal_actions` would copy it first.
-        let mut out: Vec<Label> = self.generate().iter().map(notation::action_label).collect();
+        let mut out: Vec<Label> = self.playable().iter().map(notation::action_label).collect();
         sort_action_texts(&mut out);
         out
     }
@@ -750,17 +755,11 @@ impl Rules for Duel {
     }
 
     fn legal_actions(&self) -> Vec<Action> {
-        if self.lone_king().is_some() || self.draw_by_rule().is_some() {
-            return Vec::new();
-        }
-        self.generate().to_vec()
+        self.playable().to_vec()
     }
 
     fn apply(&mut self, action: &Action) -> Result<(), IllegalAction> {
-        if self.lone_king().is_some() || self.draw_by_rule().is_some() {
-            return Err(IllegalAction::GameOver);
-        }
-        let legal = self.generate();
+        let legal = self.playable();
         if legal.is_empty() {
             return Err(IllegalAction::GameOver);
         }
