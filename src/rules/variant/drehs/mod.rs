@@ -478,23 +478,20 @@ impl Drehs {
                 }
             }
         }
-        let units: Vec<(Coord, Unit)> = match origin {
-            None => self
-                .board
-                .occupied()
-                .filter(|(_, u)| u.piece.color == color)
-                .map(|(c, u)| (c, *u))
-                .collect(),
-            Some(Some(from)) => self
-                .board
-                .get(from)
-                .filter(|u| u.piece.color == color)
-                .map(|u| vec![(from, *u)])
-                .unwrap_or_default(),
-            Some(None) => Vec::new(),
-        };
-        for (from, unit) in units {
-            self.piece_actions(from, unit, dest, &wanted, out);
+        match origin {
+            None => {
+                for (from, unit) in self.board.occupied() {
+                    if unit.piece.color == color {
+                        self.piece_actions(from, *unit, &wanted, out);
+                    }
+                }
+            }
+            Some(Some(from)) => {
+                if let Some(unit) = self.board.get(from).filter(|u| u.piece.color == color) {
+                    self.piece_actions(from, *unit, &wanted, out);
+                }
+            }
+            Some(None) => {}
         }
     }
 
@@ -502,7 +499,6 @@ impl Drehs {
         &self,
         from: Coord,
         unit: Unit,
-        dest: Option<Coord>,
         wanted: &dyn Fn(Coord) -> bool,
         out: &mut Vec<Action>,
     ) {
@@ -516,12 +512,8 @@ impl Drehs {
                         self.step_or_attack(from, to, color, out);
                     }
                 }
-                let destinations: Vec<Coord> = match dest {
-                    Some(d) => vec![d],
-                    None => shape.squares().collect(),
-                };
-                for to in destinations {
-                    if !self.board.is_empty_square(to) {
+                for to in shape.squares() {
+                    if !wanted(to) || !self.board.is_empty_square(to) {
                         continue;
                     }
                     out.push(Action::Teleport {

@@ -33,7 +33,10 @@
 use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
 };
-use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox, PairTexts, MOVE_TEXTS_8X8};
+use crate::rules::geometry::{
+    parse_square_prefix, Coord, Mailbox, PairTexts, SquareIndex, TextTable, KNIGHT_LEAPS,
+    MOVE_TEXTS_8X8,
+};
 use crate::rules::snapshot::Label;
 use crate::rules::{Color, ParseActionError, ParsePositionError, Piece, Role};
 use std::borrow::Cow;
@@ -459,6 +462,42 @@ fn normalize_human(text: &str) -> String {
 static ATTACK_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "x"));
 static TELEPORT_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "@"));
 
+/// The teleports that attack on landing (`b1@e5xd7`), numbered by the pair of from and landing
+/// squares and then by the knight leap from the landing square to the target
+/// ([`KNIGHT_LEAPS`]): about half of a position's legal actions, since every empty square a
+/// knight can land on is one action per enemy a leap away. 32,768 texts of 8 bytes.
+static TELEPORT_ATTACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
+    let squares = SquareIndex::new(8, 8);
+    TextTable::new(
+        squares.count() * squares.count() * KNIGHT_LEAPS.len(),
+        |i, out| {
+            let (from, to) = squares.pair_squares(i / KNIGHT_LEAPS.len());
+            let target = KNIGHT_LEAPS
+                .get(i % KNIGHT_LEAPS.len())
+                .and_then(|&(df, dr)| super::shape().step(to, df, dr));
+            // A leap off the board has no action, and no text.
+            if let Some(target) = target {
+                from.push_name(out);
+                out.push('@');
+                to.push_name(out);
+                out.push('x');
+                target.push_name(out);
+            }
+        },
+    )
+});
+
+/// The number of the teleport from `from` to `to` attacking `target` in
+/// [`TELEPORT_ATTACK_TEXTS`], or `None` if `target` is not a knight leap from `to`.
+fn teleport_attack_index(from: Coord, to: Coord, target: Coord) -> Option<usize> {
+    let leap = (
+        i8::try_from(target.file).ok()? - i8::try_from(to.file).ok()?,
+        i8::try_from(target.rank).ok()? - i8::try_from(to.rank).ok()?,
+    );
+    let leap_index = KNIGHT_LEAPS.iter().position(|&l| l == leap)?;
+    Some(SquareIndex::new(8, 8).pair(from, to)? * KNIGHT_LEAPS.len() + leap_index)
+}
+
 /// The machine notation as a snapshot label: borrowed from a table for the plain moves,
 /// attacks and teleports that make up nearly every legal list, spelled for the rest.
 pub(super) fn action_label(action: &Action) -> Label {
@@ -479,6 +518,11 @@ pub(super) fn action_label(action: &Action) -> Label {
             to,
             attack: None,
         } => TELEPORT_TEXTS.label(from, to, spelled),
+        Action::Teleport {
+            from,
+            to,
+            attack: Some(target),
+        } => TELEPORT_ATTACK_TEXTS.label(teleport_attack_index(from, to, target), spelled),
         _ => Cow::Owned(spelled()),
     }
 }

@@ -450,6 +450,33 @@ mod records {
     }
 }
 
+/// Every teleport that attacks on landing, on and off the board, gets the text it would be
+/// spelled with: the table's numbering (pair, then knight leap) has no off-by-one.
+#[test]
+fn teleport_attack_labels_are_their_machine_texts() {
+    let squares: Vec<Coord> = shape().squares().collect();
+    let mut tabled = 0;
+    for &from in &squares {
+        for &to in &squares {
+            for (df, dr) in KNIGHT_LEAPS {
+                let Some(target) = shape().step(to, df, dr) else {
+                    continue;
+                };
+                let action = Action::Teleport {
+                    from,
+                    to,
+                    attack: Some(target),
+                };
+                let label = notation::action_label(&action);
+                assert_eq!(label, notation::action_machine(&action));
+                tabled += usize::from(matches!(label, std::borrow::Cow::Borrowed(_)));
+            }
+        }
+    }
+    // 64 x 64 pairs times the 336 knight leaps that stay on an 8x8 board.
+    assert_eq!(tabled, 64 * 336);
+}
+
 #[test]
 fn perft_from_the_start_with_the_public_dice() {
     // The CLI refuses perft for a dice game; these figures hold for the public default dice
