@@ -243,6 +243,44 @@ fn write_texts(out: &mut Vec<u8>, texts: &[Label]) {
     out.push(b']');
 }
 
+/// Test data: the action events of up to `plies` plies of `variant` from its start, playing
+/// the legal action numbered `ply * stride` (modulo their count) at each ply, with the clock
+/// `clock(ply, mover)` gives.
+#[cfg(test)]
+pub(crate) fn sample_action_events(
+    variant: crate::rules::Variant,
+    plies: u32,
+    stride: usize,
+    clock: impl Fn(u32, Color) -> Option<ClockView>,
+) -> Vec<GameEvent> {
+    let Ok(mut game) = crate::rules::AnyGame::start(variant) else {
+        return Vec::new();
+    };
+    let mut pieces = game.snapshot().pieces;
+    let mut events = Vec::new();
+    for ply in 1..=plies {
+        let legal = game.legal_actions();
+        let Some(action) = legal.get(ply as usize * stride % legal.len().max(1)) else {
+            break;
+        };
+        let by = game.turn();
+        let Ok(played) = game.play(action) else {
+            panic!("{variant}: {action} refused");
+        };
+        let (update, now) = game.snapshot().into_update(&pieces);
+        pieces = now;
+        events.push(GameEvent::Action {
+            ply,
+            machine: played.machine,
+            human: played.human,
+            by,
+            clock: clock(ply, by),
+            update: Box::new(update),
+        });
+    }
+    events
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,40 +297,16 @@ mod tests {
     #[test]
     fn action_events_are_written_as_serde_writes_them() {
         for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
-            let Ok(mut game) = AnyGame::start(variant) else {
-                continue;
-            };
-            let mut pieces = game.snapshot().pieces;
-            for ply in 1..=80u32 {
-                let legal = game.legal_actions();
-                let Some(action) = legal.get(ply as usize * 7 % legal.len().max(1)) else {
-                    break;
-                };
-                let by = game.turn();
-                let Ok(played) = game.play(action) else {
-                    panic!("{variant}: {action} refused");
-                };
-                let (update, now) = game.snapshot().into_update(&pieces);
-                pieces = now;
-                let clock = (ply % 2 == 0).then_some(ClockView {
+            let clock = |ply: u32, by: Color| {
+                ply.is_multiple_of(2).then_some(ClockView {
                     white_ms: u64::from(ply) * 1000,
                     black_ms: 7,
                     running: Some(by.other()),
-                });
-                let event = GameEvent::Action {
-                    ply,
-                    machine: played.machine,
-                    human: played.human,
-                    by,
-                    clock,
-                    update: Box::new(update),
-                };
-                let ours = event_message(u64::from(ply) + 3, &event, 0);
-                assert_eq!(
-                    ours,
-                    by_serde(u64::from(ply) + 3, &event),
-                    "{variant} ply {ply}"
-                );
+                })
+            };
+            for (version, event) in (4..).zip(sample_action_events(variant, 80, 7, clock)) {
+                let ours = event_message(version, &event, 0);
+                assert_eq!(ours, by_serde(version, &event), "{variant} v{version}");
             }
         }
     }

@@ -14,13 +14,12 @@
 //! for the whole run.
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod scan;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -122,43 +121,100 @@ struct Shared {
     errors: AtomicU64,
 }
 
-/// The parts of a server message the load tool reads, borrowed from the frame where the text
-/// has no escapes; serde skips the rest (pieces, boards) without building it. The tool shares
-/// the machine with the server it measures, so its own CPU per message is kept low.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// The parts of a server message the load tool reads, borrowed from the frame
+/// ([`scan::Reader`] steps over the rest: pieces, boards, clocks).
+#[derive(Default)]
 struct Incoming<'a> {
-    #[serde(borrow)]
-    t: Cow<'a, str>,
+    t: &'a str,
     /// The code of an error message.
-    #[serde(borrow)]
-    code: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    kind: Option<Cow<'a, str>>,
+    code: Option<&'a str>,
+    kind: Option<&'a str>,
     ply: Option<u64>,
     /// The whole rules snapshot (a `started` event).
-    #[serde(borrow)]
     rules: Option<RulesPart<'a>>,
     /// What changed in it (an `action` event): turn, legal actions and outcome come whole.
-    #[serde(borrow)]
     update: Option<RulesPart<'a>>,
-    #[serde(borrow)]
     game: Option<GamePart<'a>>,
-    #[serde(borrow)]
-    messages: Option<Vec<Incoming<'a>>>,
+    messages: Vec<Incoming<'a>>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+impl<'a> Incoming<'a> {
+    /// Reads one whole message.
+    fn parse(frame: &'a str) -> Result<Incoming<'a>, ClientError> {
+        let mut reader = scan::Reader::new(frame);
+        match Incoming::read(&mut reader) {
+            Some(message) if reader.at_end() => Ok(message),
+            _ => Err(ClientError(format!(
+                "malformed server message near byte {}: {frame}",
+                reader.offset()
+            ))),
+        }
+    }
+
+    fn read(reader: &mut scan::Reader<'a>) -> Option<Incoming<'a>> {
+        let mut message = Incoming::default();
+        reader.object(|r, key| {
+            match key {
+                "t" => message.t = r.string()?,
+                "code" => message.code = nullable(r, scan::Reader::string)?,
+                "kind" => message.kind = nullable(r, scan::Reader::string)?,
+                "ply" => message.ply = nullable(r, scan::Reader::u64)?,
+                "rules" => message.rules = nullable(r, RulesPart::read)?,
+                "update" => message.update = nullable(r, RulesPart::read)?,
+                "game" => message.game = nullable(r, GamePart::read)?,
+                "messages" => {
+                    if !r.null() {
+                        r.array(|r| {
+                            message.messages.push(Incoming::read(r)?);
+                            Some(())
+                        })?;
+                    }
+                }
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(message)
+    }
+}
+
+/// A value that may be `null`: `Some(None)` for a null, `None` if it is neither null nor read.
+fn nullable<'a, T>(
+    reader: &mut scan::Reader<'a>,
+    read: impl FnOnce(&mut scan::Reader<'a>) -> Option<T>,
+) -> Option<Option<T>> {
+    if reader.null() {
+        Some(None)
+    } else {
+        read(reader).map(Some)
+    }
+}
+
+#[derive(Default)]
 struct RulesPart<'a> {
-    #[serde(borrow)]
-    turn: Cow<'a, str>,
+    turn: &'a str,
     /// The list's JSON text, borrowed from the frame: only the side to move reads it
     /// ([`legal_literals`]). Parsed into strings, the hundred-odd actions of a Chad position
     /// were two fifths of the load tool's work, for both players on every move.
-    #[serde(borrow)]
-    legal_actions: Option<&'a RawValue>,
-    outcome: Option<serde::de::IgnoredAny>,
+    legal_actions: Option<&'a str>,
+    /// Whether the game is over.
+    outcome: bool,
+}
+
+impl<'a> RulesPart<'a> {
+    fn read(reader: &mut scan::Reader<'a>) -> Option<RulesPart<'a>> {
+        let mut rules = RulesPart::default();
+        reader.object(|r, key| {
+            match key {
+                "turn" => rules.turn = nullable(r, scan::Reader::string)?.unwrap_or_default(),
+                "legal_actions" => rules.legal_actions = nullable(r, scan::Reader::raw)?,
+                "outcome" => rules.outcome = nullable(r, scan::Reader::skip)?.is_some(),
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(rules)
+    }
 }
 
 /// The string literals of a JSON array of strings (`["a1a2","b\"c"]`), as byte ranges of
@@ -179,16 +235,7 @@ fn legal_literals(array: &str, ranges: &mut Vec<std::ops::Range<usize>>) -> Opti
             return None;
         }
         let start = at;
-        at += 1;
-        loop {
-            match bytes.get(at)? {
-                b'"' => break,
-                // An escape: the next byte is part of it, even if it is a quote.
-                b'\\' => at += 2,
-                _ => at += 1,
-            }
-        }
-        at += 1;
+        at = scan::string_end(bytes, at + 1)?;
         ranges.push(start..at);
         at = skip_space(bytes, at);
         match bytes.get(at)? {
@@ -206,13 +253,31 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct GamePart<'a> {
-    moves: Vec<serde::de::IgnoredAny>,
-    #[serde(borrow)]
+    /// How many moves have been played.
+    moves: u64,
     rules: RulesPart<'a>,
-    outcome: Option<serde::de::IgnoredAny>,
+    outcome: bool,
+}
+
+impl<'a> GamePart<'a> {
+    fn read(reader: &mut scan::Reader<'a>) -> Option<GamePart<'a>> {
+        let mut game = GamePart::default();
+        reader.object(|r, key| {
+            match key {
+                "moves" => r.array(|r| {
+                    game.moves += 1;
+                    r.skip()
+                })?,
+                "rules" => game.rules = RulesPart::read(r)?,
+                "outcome" => game.outcome = nullable(r, scan::Reader::skip)?.is_some(),
+                _ => r.skip()?,
+            }
+            Some(())
+        })?;
+        Some(game)
+    }
 }
 
 /// The rules state one player tracks from the server's events.
@@ -249,15 +314,15 @@ impl Side {
     }
 
     fn absorb(&mut self, message: Incoming<'_>) {
-        match &*message.t {
+        match message.t {
             "snapshot" => {
                 if let Some(game) = message.game {
-                    self.ply = game.moves.len() as u64;
-                    self.over = game.outcome.is_some();
+                    self.ply = game.moves;
+                    self.over = game.outcome;
                     self.absorb_rules(game.rules);
                 }
             }
-            "event" => match message.kind.as_deref() {
+            "event" => match message.kind {
                 Some("started") | Some("action") => {
                     if let Some(ply) = message.ply {
                         self.ply = ply;
@@ -270,7 +335,7 @@ impl Side {
                 _ => {}
             },
             "batch" => {
-                for m in message.messages.unwrap_or_default() {
+                for m in message.messages {
                     self.absorb(m);
                 }
             }
@@ -280,17 +345,17 @@ impl Side {
 
     fn absorb_rules(&mut self, rules: RulesPart<'_>) {
         self.turn.clear();
-        self.turn.push_str(&rules.turn);
+        self.turn.push_str(rules.turn);
         self.legal.clear();
         self.legal_text.clear();
         if let (true, Some(list)) = (self.to_move(), rules.legal_actions) {
-            self.legal_text.push_str(list.get());
+            self.legal_text.push_str(list);
             if legal_literals(&self.legal_text, &mut self.legal).is_none() {
                 // Not a list of strings: nothing this side can play.
                 self.legal.clear();
             }
         }
-        if rules.outcome.is_some() {
+        if rules.outcome {
             self.over = true;
         }
     }
@@ -308,17 +373,16 @@ impl Side {
     async fn read_past(&mut self, ply: u64) -> Result<(), ClientError> {
         while self.ply <= ply && !self.over {
             let frame = self.socket.next_frame(Duration::from_secs(30)).await?;
-            let message: Incoming =
-                serde_json::from_str(&frame).map_err(|e| ClientError(e.to_string()))?;
+            let message = Incoming::parse(&frame)?;
             if message.t == "error" {
                 // The server plays forced actions itself (a Do-Or-Die Chazz pass): the same
                 // action sent for that ply is refused as a duplicate, and the ply's event
                 // arrives as usual.
-                if message.code.as_deref() == Some("duplicate_action") {
+                if message.code == Some("duplicate_action") {
                     continue;
                 }
                 // Likewise when that forced action ended the game.
-                if message.code.as_deref() == Some("game_over") {
+                if message.code == Some("game_over") {
                     self.over = true;
                     continue;
                 }
@@ -354,9 +418,7 @@ async fn new_game(
     for (client, color) in [(&*white, "white"), (&*black, "black")] {
         let mut side = Side::new(client.connect_game(&game_id, None).await?, color);
         let first = side.socket.next_frame(Duration::from_secs(30)).await?;
-        let first: Incoming =
-            serde_json::from_str(&first).map_err(|e| ClientError(e.to_string()))?;
-        side.absorb(first);
+        side.absorb(Incoming::parse(&first)?);
         sides.push(side);
     }
     let black_side = sides.pop().ok_or_else(|| ClientError("no socket".into()))?;
@@ -651,6 +713,94 @@ mod tests {
                 assert!(serde_json::from_str::<String>(literal).is_ok(), "{literal}");
             }
         }
+    }
+
+    /// What serde_json reads from a message, in the shape [`Incoming`] keeps.
+    fn by_serde(value: &Value) -> (String, Option<u64>, String, Option<String>, bool) {
+        let rules = if value["rules"].is_object() {
+            &value["rules"]
+        } else {
+            &value["update"]
+        };
+        (
+            value["t"].as_str().unwrap_or_default().to_string(),
+            value["ply"].as_u64(),
+            rules["turn"].as_str().unwrap_or_default().to_string(),
+            rules
+                .get("legal_actions")
+                .filter(|l| !l.is_null())
+                .map(|l| l.to_string()),
+            !rules["outcome"].is_null(),
+        )
+    }
+
+    /// Real server events (started, then 60 plies of actions, then the end) of every variant
+    /// read by [`Incoming::parse`] give what serde_json gives; whitespace and field order are
+    /// the server's own.
+    #[test]
+    fn incoming_reads_real_events_as_serde_does() {
+        use crate::game::event::{sample_action_events, EventLog, GameEvent};
+        use crate::rules::{AnyGame, Variant};
+        for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
+            let Ok(game) = AnyGame::start(variant) else {
+                continue;
+            };
+            let mut log = EventLog::starting_at(0);
+            let mut messages = vec![log.push(&GameEvent::Started {
+                white: "Guest1".into(),
+                black: "Guest\"2".into(),
+                rules: Box::new(game.snapshot()),
+            })];
+            for event in sample_action_events(variant, 60, 5, |_, _| None) {
+                messages.push(log.push(&event));
+            }
+            for message in &messages {
+                let Ok(ours) = Incoming::parse(message) else {
+                    panic!("{variant}: not read: {message}");
+                };
+                let rules = ours.rules.as_ref().or(ours.update.as_ref());
+                let value: Value = serde_json::from_str(message).unwrap_or_default();
+                let read = (
+                    ours.t.to_string(),
+                    ours.ply,
+                    rules.map(|r| r.turn.to_string()).unwrap_or_default(),
+                    rules.and_then(|r| r.legal_actions).map(|l| {
+                        // Compared as values: serde writes its own spacing.
+                        serde_json::from_str::<Value>(l)
+                            .unwrap_or_default()
+                            .to_string()
+                    }),
+                    rules.is_some_and(|r| r.outcome),
+                );
+                assert_eq!(read, by_serde(&value), "{variant}: {message}");
+                assert_eq!(ours.kind, value["kind"].as_str(), "{variant}");
+            }
+            // A catch-up batch holds the same messages, in order.
+            let batch = format!(r#"{{"t":"batch","messages":[{}]}}"#, messages.join(","));
+            let Ok(read) = Incoming::parse(&batch) else {
+                panic!("{variant}: batch not read");
+            };
+            assert_eq!(read.messages.len(), messages.len(), "{variant}");
+        }
+    }
+
+    #[test]
+    fn malformed_messages_are_errors() {
+        for frame in [
+            "",
+            "{",
+            r#"{"t":"event""#,
+            r#"{"t":"event"} x"#,
+            r#"{"ply":"x"}"#,
+            "[]",
+        ] {
+            assert!(Incoming::parse(frame).is_err(), "{frame:?}");
+        }
+        let Ok(error) = Incoming::parse(r#"{"t":"error","code":"duplicate_action","message":"x"}"#)
+        else {
+            panic!("an error message is not read");
+        };
+        assert_eq!((error.t, error.code), ("error", Some("duplicate_action")));
     }
 
     #[test]
