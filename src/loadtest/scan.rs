@@ -10,6 +10,8 @@
 //! as their raw text between the quotes, escapes kept; the fields read here are identifiers
 //! (`event`, `white`) that never need one.
 
+use std::ops::Range;
+
 /// A position in one message's text.
 pub struct Reader<'a> {
     text: &'a str,
@@ -62,17 +64,22 @@ impl<'a> Reader<'a> {
         found
     }
 
-    /// A string's text between its quotes, escapes kept.
-    pub fn string(&mut self) -> Option<&'a str> {
+    /// Where a string's literal lies in the text, its quotes included.
+    pub fn string_literal(&mut self) -> Option<Range<usize>> {
         self.space();
         if self.peek() != Some(b'"') {
             return None;
         }
-        let start = self.at + 1;
-        let end = string_end(self.text.as_bytes(), start)?;
-        self.at = end;
+        let start = self.at;
+        self.at = string_end(self.text.as_bytes(), start + 1)?;
+        Some(start..self.at)
+    }
+
+    /// A string's text between its quotes, escapes kept.
+    pub fn string(&mut self) -> Option<&'a str> {
+        let literal = self.string_literal()?;
         // The quotes are ASCII, so the slice falls on character boundaries.
-        self.text.get(start..end - 1)
+        self.text.get(literal.start + 1..literal.end - 1)
     }
 
     /// A non-negative integer.
@@ -94,7 +101,7 @@ impl<'a> Reader<'a> {
     pub fn skip(&mut self) -> Option<()> {
         self.space();
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => self.string_literal().map(drop),
             b'{' | b'[' => self.skip_container(),
             b',' | b':' | b']' | b'}' => None,
             _ => {
@@ -112,17 +119,12 @@ impl<'a> Reader<'a> {
     }
 
     /// Steps over an object or array, nested ones and strings included, counting brackets.
-    /// Runs of plain bytes are crossed by `position` over a table (a tight loop): most of a
-    /// message's bytes are skipped here.
     fn skip_container(&mut self) -> Option<()> {
         let bytes = self.text.as_bytes();
         let mut at = self.at;
         let mut depth = 0usize;
         loop {
-            at += bytes
-                .get(at..)?
-                .iter()
-                .position(|&b| STRUCTURAL.get(usize::from(b)) == Some(&true))?;
+            at = next_in(&STRUCTURAL, bytes, at)?;
             match bytes.get(at)? {
                 b'"' => {
                     at = string_end(bytes, at + 1)?;
@@ -206,15 +208,19 @@ const fn byte_set(members: &[u8]) -> [bool; 256] {
     set
 }
 
+/// Where the first byte of `set` at or after `at` is. A `position` over a table compiles to a
+/// tight loop: most of a message's bytes are crossed here.
+fn next_in(set: &[bool; 256], bytes: &[u8], at: usize) -> Option<usize> {
+    let run = bytes.get(at..)?.iter().position(|&b| set[usize::from(b)])?;
+    Some(at + run)
+}
+
 /// Just past the closing quote of the string whose content starts at `start`, or `None` if it
 /// is not closed.
-pub(super) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut at = start;
     loop {
-        at += bytes
-            .get(at..)?
-            .iter()
-            .position(|&b| STRING_SPECIAL.get(usize::from(b)) == Some(&true))?;
+        at = next_in(&STRING_SPECIAL, bytes, at)?;
         match bytes.get(at)? {
             b'"' => return Some(at + 1),
             // An escape: the next byte belongs to it, even a quote.

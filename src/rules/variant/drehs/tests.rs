@@ -450,8 +450,8 @@ mod records {
     }
 }
 
-/// Every teleport that attacks on landing, on and off the board, gets the text it would be
-/// spelled with: the table's numbering (pair, then knight leap) has no off-by-one.
+/// Every teleport that attacks on landing borrows from the table the text it would be spelled
+/// with: the table's numbering (pair, then knight leap) has no off-by-one.
 #[test]
 fn teleport_attack_labels_are_their_machine_texts() {
     let squares: Vec<Coord> = shape().squares().collect();
