@@ -257,12 +257,62 @@ fn ray(from: Coord, (df, dr): (i8, i8)) -> impl Iterator<Item = Coord> {
 struct PositionRecord {
     hash: u64,
     turn: Color,
-    board: Arc<Cells>,
+    board: Cells,
 }
 
 impl PartialEq for PositionRecord {
     fn eq(&self, other: &Self) -> bool {
         self.hash == other.hash && self.turn == other.turn && self.board == other.board
+    }
+}
+
+/// The positions since the last irreversible move, newest first, as a list whose tail is
+/// shared between games. A live game clones its state on every move (so that a failed commit
+/// changes nothing), and a move search clones it at every node: with a shared tail a clone
+/// is one reference count, where a vector of the positions cost an allocation and a count
+/// per position, and as much again to drop.
+#[derive(Clone, Debug, Default)]
+struct History(Option<Arc<HistoryNode>>);
+
+#[derive(Debug)]
+struct HistoryNode {
+    record: PositionRecord,
+    earlier: History,
+}
+
+impl History {
+    fn push(&mut self, record: PositionRecord) {
+        let earlier = History(self.0.take());
+        self.0 = Some(Arc::new(HistoryNode { record, earlier }));
+    }
+
+    fn clear(&mut self) {
+        *self = History::default();
+    }
+
+    fn latest(&self) -> Option<&PositionRecord> {
+        self.0.as_deref().map(|node| &node.record)
+    }
+
+    /// The positions, newest first.
+    fn iter(&self) -> impl Iterator<Item = &PositionRecord> {
+        let mut next = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let node = next?;
+            next = node.earlier.0.as_deref();
+            Some(&node.record)
+        })
+    }
+}
+
+impl Drop for History {
+    /// Unlinks the nodes no other game shares one by one: dropping a long list recursively
+    /// could exhaust the stack.
+    fn drop(&mut self) {
+        let mut next = self.0.take();
+        while let Some(node) = next {
+            next = Arc::into_inner(node).and_then(|mut node| node.earlier.0.take());
+        }
     }
 }
 
@@ -343,10 +393,10 @@ pub struct Chad {
     halfmove_clock: u32,
     fullmove_number: u32,
     ply: u32,
-    /// The positions since the last capture or promotion, oldest first, the current one last.
-    /// Nothing before an irreversible move can recur, so older ones are dropped. The boards
-    /// are shared so that cloning a game (move search, perft) does not copy them.
-    history: Vec<PositionRecord>,
+    /// The positions since the last capture or promotion, the current one first. Nothing
+    /// before an irreversible move can recur, so older ones are dropped. Clones share it
+    /// ([`History`]), so copying a game (a live move, move search, perft) copies no boards.
+    history: History,
     /// The Zobrist hash of the current position, kept up to date move by move.
     hash: u64,
     last: Option<LastMove>,
@@ -381,14 +431,22 @@ impl Chad {
         PositionRecord {
             hash: self.hash,
             turn: self.turn,
-            board: Arc::new(self.board),
+            board: self.board,
         }
     }
 
     /// How many times the current position has occurred (counting now).
     fn occurrences(&self) -> usize {
-        match self.history.last() {
-            Some(now) => self.history.iter().filter(|key| *key == now).count(),
+        match self.history.latest() {
+            // The latest record is the current position itself: counted without comparing.
+            Some(now) => {
+                1 + self
+                    .history
+                    .iter()
+                    .skip(1)
+                    .filter(|key| *key == now)
+                    .count()
+            }
             None => 1,
         }
     }
@@ -913,7 +971,7 @@ impl Rules for Chad {
             halfmove_clock,
             fullmove_number,
             ply,
-            history: Vec::new(),
+            history: History::default(),
             hash: 0,
             last: None,
         };
@@ -1165,6 +1223,45 @@ mod tests {
             to: Coord::new(0, 0),
         };
         assert_eq!(outside.machine_label(), outside.machine());
+    }
+
+    #[test]
+    fn a_cloned_history_shares_its_past_and_keeps_its_own_future() {
+        // Two rooks stepping out and back: the start position comes back every four plies.
+        let shuffle = ["e3e2", "h10h11", "e2e3", "h11h10"];
+        let mut game = Chad::start();
+        for text in shuffle {
+            game.play_unchecked(mv(text));
+        }
+        assert_eq!(game.occurrences(), 2);
+        let branch = game.clone();
+        for text in shuffle {
+            game.play_unchecked(mv(text));
+        }
+        assert_eq!(game.occurrences(), 3);
+        assert_eq!(game.draw_by_rule(), Some(EndReason::Repetition));
+        // The clone saw none of that.
+        assert_eq!(branch.occurrences(), 2);
+        assert_eq!(branch.history.iter().count(), 5);
+        assert_eq!(game.history.iter().count(), 9);
+        // A capture forgets the past in one game only.
+        let mut cleared = branch.clone();
+        cleared.history.clear();
+        assert_eq!(cleared.history.iter().count(), 0);
+        assert_eq!(branch.history.iter().count(), 5);
+    }
+
+    #[test]
+    fn a_long_history_drops_without_recursion() {
+        let record = Chad::start().record();
+        let mut history = History::default();
+        for _ in 0..1_000_000 {
+            history.push(record.clone());
+        }
+        let shared = history.clone();
+        drop(history);
+        assert_eq!(shared.iter().count(), 1_000_000);
+        drop(shared);
     }
 
     fn names(squares: Vec<Coord>) -> Vec<String> {
