@@ -4,11 +4,12 @@
 //! not need (pieces, clocks, the legal actions of the side not to move) was three quarters of
 //! its own work per move.
 //!
-//! It checks the structure of what it reads and of what it skips (strings, brackets, commas
-//! and colons between fields) but not the spelling of skipped numbers and literals: the
-//! server's messages are held to serde's output by the server's own tests. Strings come back
-//! as their raw text between the quotes, escapes kept; the fields read here are identifiers
-//! (`event`, `white`) that never need one.
+//! It checks the structure of what it reads (strings, brackets, commas and colons between
+//! fields); of what it skips, only that strings close and brackets balance (not that they
+//! pair up) and not the spelling of numbers and literals: the server's messages are held to
+//! serde's output by the server's own tests. Strings come back as their raw text between the
+//! quotes, escapes kept; the fields read here are identifiers (`event`, `white`) that never
+//! need one.
 
 use std::ops::Range;
 

@@ -462,16 +462,18 @@ fn normalize_human(text: &str) -> String {
 static ATTACK_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "x"));
 static TELEPORT_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "@"));
 
+/// The squares of the board, numbered for [`TELEPORT_ATTACK_TEXTS`].
+const SQUARES: SquareIndex = SquareIndex::new(8, 8);
+
 /// The teleports that attack on landing (`b1@e5xd7`), numbered by the pair of from and landing
 /// squares and then by the knight leap from the landing square to the target
 /// ([`KNIGHT_LEAPS`]): about half of a position's legal actions, since every empty square a
 /// knight can land on is one action per enemy a leap away. 32,768 texts of 8 bytes.
 static TELEPORT_ATTACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
-    let squares = SquareIndex::new(8, 8);
     TextTable::new(
-        squares.count() * squares.count() * KNIGHT_LEAPS.len(),
+        SQUARES.count() * SQUARES.count() * KNIGHT_LEAPS.len(),
         |i, out| {
-            let (from, to) = squares.pair_squares(i / KNIGHT_LEAPS.len());
+            let (from, to) = SQUARES.pair_squares(i / KNIGHT_LEAPS.len());
             let target = KNIGHT_LEAPS
                 .get(i % KNIGHT_LEAPS.len())
                 .and_then(|&(df, dr)| super::shape().step(to, df, dr));
@@ -495,7 +497,7 @@ fn teleport_attack_index(from: Coord, to: Coord, target: Coord) -> Option<usize>
         i8::try_from(target.rank).ok()? - i8::try_from(to.rank).ok()?,
     );
     let leap_index = KNIGHT_LEAPS.iter().position(|&l| l == leap)?;
-    Some(SquareIndex::new(8, 8).pair(from, to)? * KNIGHT_LEAPS.len() + leap_index)
+    Some(SQUARES.pair(from, to)? * KNIGHT_LEAPS.len() + leap_index)
 }
 
 /// The machine notation as a snapshot label: borrowed from a table for the plain moves,
