@@ -1,6 +1,6 @@
 //! Building and running the server: connect the store (creating the database and running
 //! migrations), start the group-commit writer and the lobby, restore unfinished games, and serve the
-//! router until the shutdown signal.
+//! router until the shutdown signal, then let open sockets close.
 
 use crate::config::Config;
 use crate::game::lobby::{LobbyHandle, LobbySettings};
@@ -11,8 +11,10 @@ use crate::web::{self, AppState};
 use axum::serve::ListenerExt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use tokio_util::task::TaskTracker;
 
 /// A built application, ready to serve.
 pub struct App {
@@ -63,6 +65,7 @@ impl App {
                 lobby,
                 commit_stats,
                 shutdown: shutdown_rx,
+                sockets: TaskTracker::new(),
             },
             static_dir: config.static_dir.clone(),
             shutdown_tx,
@@ -91,15 +94,29 @@ impl App {
         // `Router` itself rebuilds its whole route table for every connection (axum 0.8's
         // per-connection `with_state(())`), a tenth of the server's CPU when games start and
         // end at a high rate.
-        axum::serve(listener, router.into_make_service())
+        let served = axum::serve(listener, router.into_make_service())
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 tracing::info!("shutting down");
                 let _ = shutdown_tx.send(true);
             })
+            .await;
+        // The sockets saw the same signal and are sending their close frames. Wait for them,
+        // but not for a client that stopped reading and holds its socket's write open.
+        let sockets = self.state.sockets;
+        sockets.close();
+        if tokio::time::timeout(SOCKET_CLOSE_GRACE, sockets.wait())
             .await
+            .is_err()
+        {
+            tracing::warn!(open = sockets.len(), "sockets still open at exit");
+        }
+        served
     }
 }
+
+/// How long shutdown waits for open WebSockets to send their close frames.
+const SOCKET_CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Connections the kernel holds for the server before it accepts them. tokio's
 /// `TcpListener::bind` asks for 1024: a burst of players connecting at once (a load test

@@ -352,6 +352,7 @@ pub async fn lobby_socket(
 ) -> Response {
     let user = lobby_user(&user);
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
+        let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
         metrics.connections.fetch_add(1, Ordering::Relaxed);
         match state.lobby.connect(user.clone()).await {
@@ -379,9 +380,12 @@ async fn serve_socket(
     mut connection: crate::game::lobby::LobbyConnection,
 ) -> Result<(), axum::Error> {
     let (mut sink, mut stream) = socket.split();
-    let mut shutdown = state.shutdown.clone();
+    let mut shutting_down = std::pin::pin!(state.shutting_down());
     loop {
         tokio::select! {
+            // In this order, and the shutdown only when neither of the others is ready: polling
+            // it takes the lock that every socket's shutdown waiter shares.
+            biased;
             frame = stream.next() => {
                 let Some(frame) = frame else { break };
                 match frame? {
@@ -400,9 +404,12 @@ async fn serve_socket(
             event = connection.events.recv() => match event {
                 Some(message) => sink.send(Message::Text(Utf8Bytes::from(&*message))).await?,
                 // The lobby dropped this connection (too far behind, or shutting down).
-                None => break,
+                None => {
+                    let _ = sink.send(Message::Close(None)).await;
+                    break;
+                }
             },
-            _ = shutdown.changed() => {
+            () = &mut shutting_down => {
                 let _ = sink.send(Message::Close(None)).await;
                 break;
             }

@@ -20,6 +20,7 @@ use axum::routing::get;
 use axum::Router;
 use std::sync::Arc;
 use tokio::sync::watch;
+use tokio_util::task::TaskTracker;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
@@ -34,6 +35,23 @@ pub struct AppState {
     pub commit_stats: Arc<CommitStats>,
     /// Flips to true when the server begins shutting down; sockets close on it.
     pub shutdown: watch::Receiver<bool>,
+    /// Every open WebSocket task. axum's graceful shutdown waits for HTTP connections only:
+    /// an upgraded socket runs in a task of its own, which the runtime would cancel at exit
+    /// before it had sent its close frame.
+    pub sockets: TaskTracker,
+}
+
+impl AppState {
+    /// Completes once the server begins shutting down (at once if it already has). A socket
+    /// task pins one for its whole life: asking the watch afresh in every `select!` added and
+    /// removed a waiter under the one lock that every socket shares, around every frame.
+    pub fn shutting_down(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut shutdown = self.shutdown.clone();
+        async move {
+            // An error means the sender is gone: the server is stopping either way.
+            let _ = shutdown.wait_for(|&stopping| stopping).await;
+        }
+    }
 }
 
 async fn healthz(State(state): State<AppState>) -> impl IntoResponse {

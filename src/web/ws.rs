@@ -52,6 +52,7 @@ pub async fn game_socket(
     };
     let viewer = user.map(|u| u.user_id);
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
+        let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
         metrics.connections.fetch_add(1, Ordering::Relaxed);
         handle.presence(viewer, true).await;
@@ -99,9 +100,12 @@ async fn serve_socket(
     for message in &subscription.initial {
         send_text(&mut socket, message).await?;
     }
-    let mut shutdown = state.shutdown.clone();
+    let mut shutting_down = std::pin::pin!(state.shutting_down());
     loop {
         tokio::select! {
+            // In this order, and the shutdown only when neither of the others is ready: polling
+            // it takes the lock that every socket's shutdown waiter shares.
+            biased;
             frame = socket.recv() => {
                 let Some(frame) = frame else { break };
                 match frame? {
@@ -133,9 +137,13 @@ async fn serve_socket(
                         Err(_) => break,
                     }
                 }
-                Err(RecvError::Closed) => break,
+                Err(RecvError::Closed) => {
+                    // The game has stopped (shut down or let go): say so, rather than drop.
+                    let _ = socket.send(Message::Close(None)).await;
+                    break;
+                }
             },
-            _ = shutdown.changed() => {
+            () = &mut shutting_down => {
                 let _ = socket.send(Message::Close(None)).await;
                 break;
             }

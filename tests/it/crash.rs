@@ -164,7 +164,15 @@ async fn sigterm_shuts_the_server_down_gracefully_and_games_resume() {
         .status()
         .unwrap_or_else(|e| panic!("cannot send SIGTERM: {e}"));
     assert!(status.success());
-    // The open game sockets are closed by the server, which then exits cleanly.
+    // The open game sockets are closed by the server with a close frame (a socket merely
+    // dropped when the process exits reads as a reset, not as `socket closed`).
+    let closed = loop {
+        if let Err(e) = white.socket.next_text(Duration::from_secs(10)).await {
+            break e.to_string();
+        }
+    };
+    assert_eq!(closed, "socket closed");
+    // The server then exits cleanly.
     let mut exited = None;
     for _ in 0..200 {
         if let Ok(Some(code)) = server.try_wait() {
