@@ -281,9 +281,17 @@ impl Watcher {
                 }
             }
             Some("batch") => {
+                // A batch answers `sync` with every event after the version the client named;
+                // events already in flight when it asked arrive twice, and a client (as
+                // static/game.js does) skips those it has seen.
+                let seen = self.version;
                 if let Some(messages) = message["messages"].as_array() {
                     for m in messages.clone() {
-                        self.absorb(&m);
+                        let resent =
+                            matches!((m["v"].as_u64(), seen), (Some(v), Some(s)) if v <= s);
+                        if !resent {
+                            self.absorb(&m);
+                        }
                     }
                 }
             }
