@@ -12,6 +12,7 @@
 pub mod dice;
 pub mod error;
 pub mod geometry;
+pub mod history;
 pub mod outcome;
 pub mod snapshot;
 pub mod types;

@@ -34,6 +34,7 @@ use crate::rules::geometry::{
     label_order, parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape,
     KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
+use crate::rules::history::History;
 use crate::rules::snapshot::{
     shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef, Zone,
 };
@@ -266,83 +267,6 @@ impl PartialEq for PositionRecord {
     }
 }
 
-/// The positions since the last irreversible move, newest first, as a list whose tail is
-/// shared between games. A live game clones its state on every move (so that a failed commit
-/// changes nothing), and a move search clones it at every node: with a shared tail a clone
-/// copies no boards, where a vector of the positions cost an allocation and a count per
-/// position, and as much again to drop.
-///
-/// Beside the list, the positions' hashes in one contiguous vector, oldest first: the
-/// repetition rule is asked on every move, and walking the list for it read one node per
-/// position, each somewhere else in memory, a cache miss apiece once a server holds hundreds
-/// of games (a tenth of the server's time under load). The vector is read in one sweep, and the
-/// list only when a hash matches.
-#[derive(Clone, Debug, Default)]
-struct History {
-    newest: Option<Arc<HistoryNode>>,
-    hashes: Vec<u64>,
-}
-
-#[derive(Debug)]
-struct HistoryNode {
-    record: PositionRecord,
-    earlier: Option<Arc<HistoryNode>>,
-}
-
-impl History {
-    fn push(&mut self, record: PositionRecord) {
-        self.hashes.push(record.hash);
-        let earlier = self.newest.take();
-        self.newest = Some(Arc::new(HistoryNode { record, earlier }));
-    }
-
-    fn clear(&mut self) {
-        *self = History::default();
-    }
-
-    /// How many of the positions equal the newest one (counting itself); 0 when empty.
-    fn occurrences_of_latest(&self) -> usize {
-        let Some((&now, earlier)) = self.hashes.split_last() else {
-            return 0;
-        };
-        // No early exit, so the sweep compiles to vector code; a match is rare (a repetition,
-        // or a hash collision that the boards settle).
-        let same_hash = earlier
-            .iter()
-            .fold(0, |n, &hash| n + usize::from(hash == now));
-        if same_hash == 0 {
-            return 1;
-        }
-        let mut records = self.iter();
-        match records.next() {
-            // The newest record is the position itself: counted without comparing.
-            Some(latest) => 1 + records.filter(|record| *record == latest).count(),
-            None => 0,
-        }
-    }
-
-    /// The positions, newest first.
-    fn iter(&self) -> impl Iterator<Item = &PositionRecord> {
-        let mut next = self.newest.as_deref();
-        std::iter::from_fn(move || {
-            let node = next?;
-            next = node.earlier.as_deref();
-            Some(&node.record)
-        })
-    }
-}
-
-impl Drop for History {
-    /// Unlinks the nodes no other game shares one by one: dropping a long list recursively
-    /// could exhaust the stack.
-    fn drop(&mut self) {
-        let mut next = self.newest.take();
-        while let Some(node) = next {
-            next = Arc::into_inner(node).and_then(|mut node| node.earlier.take());
-        }
-    }
-}
-
 /// The nine castle squares of `color`, rank by rank.
 fn castle_squares(color: Color) -> Vec<Coord> {
     Shape::rectangle(SIZE, SIZE)
@@ -423,7 +347,7 @@ pub struct Chad {
     /// The positions since the last capture or promotion, the current one first. Nothing
     /// before an irreversible move can recur, so older ones are dropped. Clones share it
     /// ([`History`]), so copying a game (a live move, move search, perft) copies no boards.
-    history: History,
+    history: History<PositionRecord>,
     /// The Zobrist hash of the current position, kept up to date move by move.
     hash: u64,
     last: Option<LastMove>,
@@ -730,7 +654,7 @@ impl Chad {
         if irreversible {
             self.history.clear();
         }
-        self.history.push(self.record());
+        self.history.push(self.hash, self.record());
         self.last = Some(LastMove {
             action,
             moved,
@@ -1000,7 +924,7 @@ impl Rules for Chad {
             )));
         }
         game.hash = game.full_hash();
-        game.history.push(game.record());
+        game.history.push(game.hash, game.record());
         Ok(game)
     }
 
@@ -1270,20 +1194,6 @@ mod tests {
     }
 
     #[test]
-    fn a_long_history_drops_without_recursion() {
-        let record = Chad::start().record();
-        let mut history = History::default();
-        for _ in 0..1_000_000 {
-            history.push(record.clone());
-        }
-        let shared = history.clone();
-        drop(history);
-        assert_eq!(shared.iter().count(), 1_000_000);
-        assert_eq!(shared.occurrences_of_latest(), 1_000_000);
-        drop(shared);
-    }
-
-    #[test]
     fn positions_that_share_a_hash_but_not_a_board_are_not_a_repetition() {
         let start = Chad::start().record();
         let mut other = Chad::start();
@@ -1295,13 +1205,13 @@ mod tests {
         };
         let mut history = History::default();
         assert_eq!(history.occurrences_of_latest(), 0);
-        history.push(start.clone());
-        history.push(collision.clone());
+        history.push(start.hash, start.clone());
+        history.push(collision.hash, collision.clone());
         assert_eq!(history.occurrences_of_latest(), 1);
-        history.push(start.clone());
+        history.push(start.hash, start.clone());
         assert_eq!(history.occurrences_of_latest(), 2);
-        history.push(other.record());
-        history.push(collision);
+        history.push(other.hash, other.record());
+        history.push(collision.hash, collision);
         assert_eq!(history.occurrences_of_latest(), 2);
     }
 

@@ -28,6 +28,7 @@ mod notation;
 pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse_main_square};
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
+use crate::rules::history::History;
 use crate::rules::snapshot::{
     shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece,
     SquareRef,
@@ -39,6 +40,7 @@ use crate::rules::{
 };
 use moves::{Landing, PawnRights};
 use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 /// The Main board's hole.
@@ -105,7 +107,7 @@ pub enum Action {
 }
 
 /// What makes two positions "the same" for threefold repetition.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PositionKey {
     main: Mailbox<Man>,
     duel: Mailbox<Piece>,
@@ -125,8 +127,10 @@ pub struct Duel {
     halfmoves: u32,
     fullmoves: u32,
     ply: u32,
-    /// Positions since the last irreversible action, the current one last.
-    history: Vec<PositionKey>,
+    /// Positions since the last irreversible action, the current one first. Copies of the
+    /// game share them ([`History`]): a live move plays on a copy, which used to copy both
+    /// boards of every position.
+    history: History<PositionKey>,
     last: Option<LastAction>,
     /// The legal actions of this position (ignoring whether the game has ended), worked out
     /// on first use: `legal_actions`, `outcome`, `apply` and the notation all need them.
@@ -401,8 +405,7 @@ impl Duel {
     /// The draws by threefold repetition and by the fifty-move rule, checked after mate and
     /// stalemate.
     fn draw_by_rule(&self) -> Option<Outcome> {
-        let current = self.history.last()?;
-        if self.history.iter().filter(|k| *k == current).count() >= 3 {
+        if self.history.occurrences_of_latest() >= 3 {
             return Some(Outcome::draw(EndReason::Repetition));
         }
         if self.halfmoves >= 100 {
@@ -477,8 +480,16 @@ impl Duel {
         } else {
             self.halfmoves = self.halfmoves.saturating_add(1);
         }
+        self.record_position();
+    }
+
+    /// Adds the current position to the history.
+    fn record_position(&mut self) {
         let key = self.key();
-        self.history.push(key);
+        // A fixed hasher: the hash only has to agree between equal positions of one game.
+        let mut hasher = std::hash::DefaultHasher::new();
+        key.hash(&mut hasher);
+        self.history.push(hasher.finish(), key);
     }
 
     /// Why `action` (not in `legal`) cannot be played.
@@ -731,7 +742,7 @@ impl Rules for Duel {
                 halfmoves: 0,
                 fullmoves: 1,
                 ply: 0,
-                history: Vec::new(),
+                history: History::default(),
                 last: None,
                 generated: OnceLock::new(),
             },

@@ -10,6 +10,7 @@
 
 use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
 use crate::rules::geometry::{Coord, Mailbox, PairTexts, SquareIndex, TextTable};
+use crate::rules::history::History;
 use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{ParseActionError, ParsePositionError};
@@ -384,7 +385,7 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
         halfmoves,
         fullmoves,
         ply,
-        history: Vec::new(),
+        history: History::default(),
         last: None,
         generated: std::sync::OnceLock::new(),
     };
@@ -408,8 +409,7 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
             game.en_passant = None;
         }
     }
-    let key = game.key();
-    game.history.push(key);
+    game.record_position();
     Ok(game)
 }
 
