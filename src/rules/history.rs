@@ -11,7 +11,58 @@
 //! of games was a cache miss apiece. The hashes are swept in one pass and the list is walked
 //! only when one matches, so repetition stays exact whatever the hash.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+/// The hash of a position for [`History::push`], for variants that keep no hash of their own.
+/// A multiply-and-rotate hash (FxHash's): it only has to agree between equal positions, a
+/// collision costs one comparison of records, and the standard library's SipHash spent more on
+/// a Duel Chess position than the rest of the repetition rule.
+pub fn position_hash<T: Hash>(position: &T) -> u64 {
+    let mut hasher = PositionHasher(0);
+    position.hash(&mut hasher);
+    hasher.0
+}
+
+struct PositionHasher(u64);
+
+impl PositionHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for PositionHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.add(u64::from(byte));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
 
 /// The positions since the last irreversible move, newest first.
 #[derive(Debug)]
@@ -149,6 +200,20 @@ mod tests {
         history.push(8, "other");
         history.push(7, "collision");
         assert_eq!(history.occurrences_of_latest(), 2);
+    }
+
+    #[test]
+    fn equal_positions_hash_alike_and_different_ones_apart() {
+        let board = |piece: Option<u8>| [None, piece, Some(3u8), None];
+        assert_eq!(
+            position_hash(&board(Some(1))),
+            position_hash(&board(Some(1)))
+        );
+        assert_ne!(
+            position_hash(&board(Some(1))),
+            position_hash(&board(Some(2)))
+        );
+        assert_ne!(position_hash(&board(Some(1))), position_hash(&board(None)));
     }
 
     #[test]

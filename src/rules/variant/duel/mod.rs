@@ -28,7 +28,7 @@ mod notation;
 pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse_main_square};
 
 use crate::rules::geometry::{Coord, Mailbox, Shape};
-use crate::rules::history::History;
+use crate::rules::history::{position_hash, History};
 use crate::rules::snapshot::{
     shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece,
     SquareRef,
@@ -40,7 +40,6 @@ use crate::rules::{
 };
 use moves::{Landing, PawnRights};
 use std::borrow::Cow;
-use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 /// The Main board's hole.
@@ -486,10 +485,7 @@ impl Duel {
     /// Adds the current position to the history.
     fn record_position(&mut self) {
         let key = self.key();
-        // A fixed hasher: the hash only has to agree between equal positions of one game.
-        let mut hasher = std::hash::DefaultHasher::new();
-        key.hash(&mut hasher);
-        self.history.push(hasher.finish(), key);
+        self.history.push(position_hash(&key), key);
     }
 
     /// Why `action` (not in `legal`) cannot be played.
