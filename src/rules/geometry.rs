@@ -443,6 +443,12 @@ impl<T: Clone> Mailbox<T> {
         self.cells.get(self.shape.index(c)).and_then(Option::as_ref)
     }
 
+    /// Every cell, indexed by [`Shape::index`] (holes are always empty): for move generators
+    /// that walk the board by precomputed indexes instead of by coordinates.
+    pub fn cells(&self) -> &[Option<T>] {
+        &self.cells
+    }
+
     /// Mutable access to what stands on `c`.
     pub fn get_mut(&mut self, c: Coord) -> Option<&mut T> {
         if !self.shape.contains(c) {

@@ -14,6 +14,8 @@ use crate::rules::types::{Color, Piece, Role};
 pub const FILES: u8 = 8;
 /// Ranks 1–5.
 pub const RANKS: u8 = 5;
+// [`KingSafety`] and the attack tables keep sets of squares as bits of a u64.
+const _: () = assert!(FILES as u32 * RANKS as u32 <= 64);
 
 /// The pieces a pawn may promote to: never a queen.
 pub const PROMOTION_ROLES: [Role; 3] = [Role::Rook, Role::Bishop, Role::Knight];
@@ -55,42 +57,86 @@ pub fn king_square(board: &Board, color: Color) -> Option<Coord> {
         .map(|(square, _)| square)
 }
 
+/// Squares on the board: cell indexes run rank by rank, `rank * FILES + file`.
+const SQUARES: usize = FILES as usize * RANKS as usize;
+
+/// For every square, the set of squares (as bits by cell index) a knight's leap away.
+const KNIGHT_NEIGHBOURS: [u64; SQUARES] = neighbour_sets(&KNIGHT_LEAPS);
+/// For every square, the set of squares a king's step away.
+const KING_NEIGHBOURS: [u64; SQUARES] = neighbour_sets(&KING_STEPS);
+
+const fn neighbour_sets(offsets: &[(i8, i8)]) -> [u64; SQUARES] {
+    let mut sets = [0u64; SQUARES];
+    let mut square = 0;
+    while square < SQUARES {
+        let (file, rank) = (
+            (square % FILES as usize) as i8,
+            (square / FILES as usize) as i8,
+        );
+        let mut k = 0;
+        while k < offsets.len() {
+            let (f, r) = (file + offsets[k].0, rank + offsets[k].1);
+            if f >= 0 && f < FILES as i8 && r >= 0 && r < RANKS as i8 {
+                sets[square] |= 1 << (r as usize * FILES as usize + f as usize);
+            }
+            k += 1;
+        }
+        square += 1;
+    }
+    sets
+}
+
 /// Whether a piece of `by` attacks `target`. Pawns attack only diagonally forward: a backward
 /// pawn move never captures, so it never attacks either.
+///
+/// This runs for every king move and every check test, so it reads the cells by index with
+/// precomputed leap sets rather than stepping coordinates (a sixth of the instructions).
 pub fn is_attacked(board: &Board, target: Coord, by: Color) -> bool {
-    let shape = board.shape();
-    let holds = |square: Option<Coord>, roles: &[Role]| {
-        square
-            .and_then(|s| board.get(s))
-            .is_some_and(|p| p.color == by && roles.contains(&p.role))
+    let cells = board.cells();
+    let holds = |index: usize, role: Role| cells.get(index) == Some(&Some(Piece::new(by, role)));
+    let any_in = |mut set: u64, role: Role| {
+        while set != 0 {
+            if holds(set.trailing_zeros() as usize, role) {
+                return true;
+            }
+            set &= set - 1;
+        }
+        false
     };
-    let pawn_rank_step = -forward(by);
-    if [-1, 1]
-        .iter()
-        .any(|&df| holds(shape.step(target, df, pawn_rank_step), &[Role::Pawn]))
+    let (file, rank) = (target.file as i8, target.rank as i8);
+    let on_board = |f: i8, r: i8| (0..FILES as i8).contains(&f) && (0..RANKS as i8).contains(&r);
+    let index = |f: i8, r: i8| r as usize * FILES as usize + f as usize;
+    if !on_board(file, rank) {
+        return false;
+    }
+    let pawn_rank = rank - forward(by);
+    for f in [file - 1, file + 1] {
+        if on_board(f, pawn_rank) && holds(index(f, pawn_rank), Role::Pawn) {
+            return true;
+        }
+    }
+    let target_index = index(file, rank);
+    if any_in(KNIGHT_NEIGHBOURS[target_index], Role::Knight)
+        || any_in(KING_NEIGHBOURS[target_index], Role::King)
     {
         return true;
     }
-    if KNIGHT_LEAPS
-        .iter()
-        .any(|&(df, dr)| holds(shape.step(target, df, dr), &[Role::Knight]))
-    {
-        return true;
+    for (directions, slider) in [(ORTHOGONAL, Role::Rook), (DIAGONAL, Role::Bishop)] {
+        for (df, dr) in directions {
+            let (mut f, mut r) = (file + df, rank + dr);
+            while on_board(f, r) {
+                if let Some(Some(piece)) = cells.get(index(f, r)) {
+                    if piece.color == by && (piece.role == slider || piece.role == Role::Queen) {
+                        return true;
+                    }
+                    break;
+                }
+                f += df;
+                r += dr;
+            }
+        }
     }
-    if KING_STEPS
-        .iter()
-        .any(|&(df, dr)| holds(shape.step(target, df, dr), &[Role::King]))
-    {
-        return true;
-    }
-    let slider_hits = |directions: &[(i8, i8)], roles: &[Role]| {
-        directions.iter().any(|&(df, dr)| {
-            let first_piece = shape.ray(target, df, dr).find(|&s| board.get(s).is_some());
-            holds(first_piece, roles)
-        })
-    };
-    slider_hits(&ORTHOGONAL, &[Role::Rook, Role::Queen])
-        || slider_hits(&DIAGONAL, &[Role::Bishop, Role::Queen])
+    false
 }
 
 /// Whether `color`'s king is attacked. A board without that king is never in check.
@@ -274,51 +320,116 @@ fn pawn_moves(
 /// own king in check.
 pub fn legal_moves(board: &Board, color: Color, self_destruct: bool) -> Vec<ChazzAction> {
     let mut moves = pseudo_moves(board, color, self_destruct);
-    let mut scratch = board.clone();
-    let king = king_square(board, color);
-    moves.retain(|action| leaves_king_safe(&mut scratch, color, king, action));
+    let mut safety = KingSafety::new(board, color);
+    moves.retain(|action| safety.leaves_king_safe(action));
     moves
 }
 
 /// Whether `color` has at least one legal move (stops at the first).
 pub fn has_legal_move(board: &Board, color: Color, self_destruct: bool) -> bool {
-    let mut scratch = board.clone();
-    let king = king_square(board, color);
+    let mut safety = KingSafety::new(board, color);
     pseudo_moves(board, color, self_destruct)
         .iter()
-        .any(|action| leaves_king_safe(&mut scratch, color, king, action))
+        .any(|action| safety.leaves_king_safe(action))
 }
 
-/// Whether playing `action` keeps `color`'s king (on `king` before the action) out of check.
-/// `scratch` is played on and restored, so one copy of the board serves a whole move list.
-fn leaves_king_safe(
-    scratch: &mut Board,
+/// Judges whether actions leave `color`'s king in check, for one position's whole move list.
+///
+/// Every action vacates at most one square and occupies at most one other. So when the king
+/// is not in check, an action that neither moves the king nor moves a pinned piece cannot
+/// expose it: pawn, knight and king attacks do not depend on other squares, occupying a
+/// square only blocks or removes an attacker, and the only line a vacated square can open
+/// onto the king is one where it was the king's last shield from an enemy slider. Those
+/// actions are judged by that geometry, which is most of them; king moves, pinned pieces'
+/// moves and every action while in check are played on a scratch copy of the board
+/// (restored after each) and the king's square tested.
+struct KingSafety {
     color: Color,
     king: Option<Coord>,
-    action: &ChazzAction,
-) -> bool {
-    let safe_on = |board: &Board, square: Option<Coord>| {
-        square.is_none_or(|s| !is_attacked(board, s, color.other()))
-    };
-    match *action {
-        ChazzAction::Pass => safe_on(scratch, king),
-        ChazzAction::SelfDestruct { from } => {
-            let pawn = scratch.take(from);
-            let safe = safe_on(scratch, king);
-            scratch.set(from, pawn);
-            safe
-        }
-        ChazzAction::Move { from, to, .. } => {
-            // The promotion role does not matter to the mover's own king.
-            let moving = scratch.take(from);
-            let captured = scratch.set(to, moving);
-            let king_after = if king == Some(from) { Some(to) } else { king };
-            let safe = safe_on(scratch, king_after);
-            scratch.set(to, captured);
-            scratch.set(from, moving);
-            safe
+    in_check: bool,
+    /// The own pieces that stand alone between the king and an enemy slider on its line,
+    /// as a set of square indexes.
+    pinned: u64,
+    scratch: Board,
+}
+
+impl KingSafety {
+    fn new(board: &Board, color: Color) -> KingSafety {
+        let king = king_square(board, color);
+        KingSafety {
+            color,
+            king,
+            in_check: king.is_some_and(|k| is_attacked(board, k, color.other())),
+            pinned: king.map_or(0, |k| pinned_pieces(board, k, color)),
+            scratch: board.clone(),
         }
     }
+
+    fn leaves_king_safe(&mut self, action: &ChazzAction) -> bool {
+        let Some(king) = self.king else {
+            return true;
+        };
+        if !self.in_check {
+            let vacated = match *action {
+                ChazzAction::Pass => return true,
+                ChazzAction::SelfDestruct { from } | ChazzAction::Move { from, .. } => from,
+            };
+            let vacated_bit = 1u64 << self.scratch.shape().index(vacated);
+            if vacated != king && self.pinned & vacated_bit == 0 {
+                return true;
+            }
+        }
+        self.played_leaves_king_safe(king, action)
+    }
+
+    /// The slow, always-right test: play the action on the scratch board and look.
+    fn played_leaves_king_safe(&mut self, king: Coord, action: &ChazzAction) -> bool {
+        let enemy = self.color.other();
+        let scratch = &mut self.scratch;
+        match *action {
+            ChazzAction::Pass => !is_attacked(scratch, king, enemy),
+            ChazzAction::SelfDestruct { from } => {
+                let pawn = scratch.take(from);
+                let safe = !is_attacked(scratch, king, enemy);
+                scratch.set(from, pawn);
+                safe
+            }
+            ChazzAction::Move { from, to, .. } => {
+                // The promotion role does not matter to the mover's own king.
+                let moving = scratch.take(from);
+                let captured = scratch.set(to, moving);
+                let king_after = if king == from { to } else { king };
+                let safe = !is_attacked(scratch, king_after, enemy);
+                scratch.set(to, captured);
+                scratch.set(from, moving);
+                safe
+            }
+        }
+    }
+}
+
+/// The `color` pieces pinned to the king on `king`: each the only piece between the king and
+/// an enemy rook (on a rank or file) or bishop (on a diagonal), as a set of square indexes.
+fn pinned_pieces(board: &Board, king: Coord, color: Color) -> u64 {
+    let shape = board.shape();
+    let mut pinned = 0;
+    for (directions, slider) in [(&ORTHOGONAL, Role::Rook), (&DIAGONAL, Role::Bishop)] {
+        for &(df, dr) in directions {
+            let mut pieces = shape
+                .ray(king, df, dr)
+                .filter_map(|square| board.get(square).map(|piece| (square, *piece)));
+            let (Some((shield, own)), Some((_, beyond))) = (pieces.next(), pieces.next()) else {
+                continue;
+            };
+            let pins = own.color == color
+                && beyond.color != color
+                && (beyond.role == slider || beyond.role == Role::Queen);
+            if pins {
+                pinned |= 1u64 << shape.index(shield);
+            }
+        }
+    }
+    pinned
 }
 
 /// No side can ever mate: no pawns, no rooks, and either at most one minor piece or only
@@ -346,4 +457,112 @@ pub fn insufficient_material(board: &Board) -> bool {
         }
     }
     minors <= 1 || (knights == 0 && !(bishop_square_colours[0] && bishop_square_colours[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant::chazz::Chazz;
+    use crate::rules::Rules;
+
+    /// Every pseudo-legal action played out on a copy and the king tested: the definition
+    /// that [`KingSafety`]'s geometric shortcut must agree with.
+    fn legal_by_playing_every_move(
+        board: &Board,
+        color: Color,
+        self_destruct: bool,
+    ) -> Vec<ChazzAction> {
+        let mut safety = KingSafety::new(board, color);
+        let mut moves = pseudo_moves(board, color, self_destruct);
+        moves.retain(|action| {
+            safety
+                .king
+                .is_none_or(|king| safety.played_leaves_king_safe(king, action))
+        });
+        moves
+    }
+
+    /// Attack detection written the plain way, stepping coordinates from the target: what
+    /// the table-driven [`is_attacked`] must agree with.
+    fn is_attacked_by_stepping(board: &Board, target: Coord, by: Color) -> bool {
+        let shape = board.shape();
+        let holds = |square: Option<Coord>, roles: &[Role]| {
+            square
+                .and_then(|s| board.get(s))
+                .is_some_and(|p| p.color == by && roles.contains(&p.role))
+        };
+        let pawn_rank_step = -forward(by);
+        let leaper = |offsets: &[(i8, i8)], role: Role| {
+            offsets
+                .iter()
+                .any(|&(df, dr)| holds(shape.step(target, df, dr), &[role]))
+        };
+        let slider = |directions: &[(i8, i8)], roles: &[Role]| {
+            directions.iter().any(|&(df, dr)| {
+                holds(
+                    shape.ray(target, df, dr).find(|&s| board.get(s).is_some()),
+                    roles,
+                )
+            })
+        };
+        leaper(&[(-1, pawn_rank_step), (1, pawn_rank_step)], Role::Pawn)
+            || leaper(&KNIGHT_LEAPS, Role::Knight)
+            || leaper(&KING_STEPS, Role::King)
+            || slider(&ORTHOGONAL, &[Role::Rook, Role::Queen])
+            || slider(&DIAGONAL, &[Role::Bishop, Role::Queen])
+    }
+
+    #[test]
+    fn the_shortcuts_agree_with_the_plain_way_in_random_games() {
+        let starts = [
+            "4k3/pppppppp/8/PPPPPPPP/4K3 w - - 0 1",
+            "r2bk2r/1pp2pp1/8/1PP2PP1/R2BK2R w - - 0 1",
+            "1b2k2r/2n5/8/2N5/1B2K2R b - - 0 1",
+            "1r2k1b1/8/3K4/8/1R4B1 w - - 0 1",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut positions = 0;
+        for start in starts {
+            for self_destruct in [false, true] {
+                for _ in 0..20 {
+                    let game =
+                        Chazz::from_position(start).unwrap_or_else(|e| panic!("{start}: {e}"));
+                    let mut board = game.board.clone();
+                    let mut color = game.turn;
+                    for _ in 0..120 {
+                        let expected = legal_by_playing_every_move(&board, color, self_destruct);
+                        assert_eq!(
+                            legal_moves(&board, color, self_destruct),
+                            expected,
+                            "{start}, {color:?} to move on {board:?}"
+                        );
+                        assert_eq!(
+                            has_legal_move(&board, color, self_destruct),
+                            !expected.is_empty()
+                        );
+                        for square in board.shape().squares_in_label_order() {
+                            for by in [Color::White, Color::Black] {
+                                assert_eq!(
+                                    is_attacked(&board, square, by),
+                                    is_attacked_by_stepping(&board, square, by),
+                                    "{square:?} attacked by {by:?} on {board:?}"
+                                );
+                            }
+                        }
+                        positions += 1;
+                        if expected.is_empty() {
+                            break;
+                        }
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        let pick = (seed % expected.len() as u64) as usize;
+                        make(&mut board, color, &expected[pick]);
+                        color = color.other();
+                    }
+                }
+            }
+        }
+        assert!(positions > 5_000, "only {positions} positions reached");
+    }
 }
