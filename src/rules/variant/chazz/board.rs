@@ -104,39 +104,61 @@ pub fn is_attacked(board: &Board, target: Coord, by: Color) -> bool {
         false
     };
     let (file, rank) = (target.file as i8, target.rank as i8);
-    let on_board = |f: i8, r: i8| (0..FILES as i8).contains(&f) && (0..RANKS as i8).contains(&r);
-    let index = |f: i8, r: i8| r as usize * FILES as usize + f as usize;
-    if !on_board(file, rank) {
+    let Some(target_index) = cell_index(file, rank) else {
         return false;
-    }
+    };
     let pawn_rank = rank - forward(by);
     for f in [file - 1, file + 1] {
-        if on_board(f, pawn_rank) && holds(index(f, pawn_rank), Role::Pawn) {
+        if cell_index(f, pawn_rank).is_some_and(|index| holds(index, Role::Pawn)) {
             return true;
         }
     }
-    let target_index = index(file, rank);
     if any_in(KNIGHT_NEIGHBOURS[target_index], Role::Knight)
         || any_in(KING_NEIGHBOURS[target_index], Role::King)
     {
         return true;
     }
-    for (directions, slider) in [(ORTHOGONAL, Role::Rook), (DIAGONAL, Role::Bishop)] {
-        for (df, dr) in directions {
-            let (mut f, mut r) = (file + df, rank + dr);
-            while on_board(f, r) {
-                if let Some(Some(piece)) = cells.get(index(f, r)) {
-                    if piece.color == by && (piece.role == slider || piece.role == Role::Queen) {
-                        return true;
-                    }
-                    break;
-                }
-                f += df;
-                r += dr;
-            }
+    SLIDES.iter().any(|&(directions, slider)| {
+        directions.iter().any(|&(df, dr)| {
+            pieces_along(board, target, df, dr)
+                .next()
+                .is_some_and(|(_, piece)| piece.color == by && slides_as(piece.role, slider))
+        })
+    })
+}
+
+/// The sliding lines: ranks and files for rooks, diagonals for bishops (queens slide both).
+const SLIDES: [(&[(i8, i8)], Role); 2] = [(&ORTHOGONAL, Role::Rook), (&DIAGONAL, Role::Bishop)];
+
+/// Whether a piece of `role` slides along the lines of `slider`.
+fn slides_as(role: Role, slider: Role) -> bool {
+    role == slider || role == Role::Queen
+}
+
+/// The pieces on the line from `from` (not included) in the direction (`df`, `dr`), nearest
+/// first, each with its cell index; walked by index arithmetic, as the attack test wants.
+fn pieces_along(
+    board: &Board,
+    from: Coord,
+    df: i8,
+    dr: i8,
+) -> impl Iterator<Item = (usize, Piece)> + '_ {
+    let cells = board.cells();
+    let (mut file, mut rank) = (from.file as i8, from.rank as i8);
+    std::iter::from_fn(move || loop {
+        file += df;
+        rank += dr;
+        let index = cell_index(file, rank)?;
+        if let Some(Some(piece)) = cells.get(index) {
+            return Some((index, *piece));
         }
-    }
-    false
+    })
+}
+
+/// The cell index of the square on `file` and `rank` (counted from 0), or None off the board.
+fn cell_index(file: i8, rank: i8) -> Option<usize> {
+    let on_board = (0..FILES as i8).contains(&file) && (0..RANKS as i8).contains(&rank);
+    on_board.then(|| rank as usize * FILES as usize + file as usize)
 }
 
 /// Whether `color`'s king is attacked. A board without that king is never in check.
@@ -411,21 +433,15 @@ impl KingSafety {
 /// The `color` pieces pinned to the king on `king`: each the only piece between the king and
 /// an enemy rook (on a rank or file) or bishop (on a diagonal), as a set of square indexes.
 fn pinned_pieces(board: &Board, king: Coord, color: Color) -> u64 {
-    let shape = board.shape();
     let mut pinned = 0;
-    for (directions, slider) in [(&ORTHOGONAL, Role::Rook), (&DIAGONAL, Role::Bishop)] {
+    for (directions, slider) in SLIDES {
         for &(df, dr) in directions {
-            let mut pieces = shape
-                .ray(king, df, dr)
-                .filter_map(|square| board.get(square).map(|piece| (square, *piece)));
+            let mut pieces = pieces_along(board, king, df, dr);
             let (Some((shield, own)), Some((_, beyond))) = (pieces.next(), pieces.next()) else {
                 continue;
             };
-            let pins = own.color == color
-                && beyond.color != color
-                && (beyond.role == slider || beyond.role == Role::Queen);
-            if pins {
-                pinned |= 1u64 << shape.index(shield);
+            if own.color == color && beyond.color != color && slides_as(beyond.role, slider) {
+                pinned |= 1u64 << shield;
             }
         }
     }
