@@ -6,7 +6,7 @@
 //! `a1`, `e5`, `l12`.
 
 use super::error::ParsePositionError;
-use super::snapshot::Label;
+use super::snapshot::{sort_action_texts, Label};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -126,6 +126,16 @@ impl TextTable {
         TextTable { text, starts }
     }
 
+    /// How many texts the table numbers.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// Whether the table has no texts.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Text `index`, or `None` beyond the table.
     pub fn get(&self, index: usize) -> Option<&str> {
         let start = *self.starts.get(index)?;
@@ -184,16 +194,157 @@ impl SquareIndex {
     }
 }
 
+/// A [`TextTable`] that also knows its texts' byte order, so that a list of its texts comes
+/// out sorted without comparing texts ([`OrderedTexts::sorted_labels`]).
+pub struct OrderedTexts {
+    texts: TextTable,
+    /// Each text's place when all the table's texts are in byte order, and where in the
+    /// table's string the text at each place starts and ends.
+    place_of: Vec<u32>,
+    span_at_place: Vec<(u32, u32)>,
+}
+
+/// The most texts an [`OrderedTexts`] sorts by marks: Davey Drehs' 45,056 action texts, the
+/// largest table; the texts of a larger one are sorted the general way. The bitmap lives on
+/// the stack, sized for the table (a zeroed heap block of Chad's 2.6 KiB cost more than the
+/// marking).
+const MARK_WORDS: usize = 45_056_usize.div_ceil(64);
+/// The bitmap's sizes below [`MARK_WORDS`]: an 8x8 and a 12x12 board's pairs of squares.
+const MARK_WORDS_8X8_PAIRS: usize = 64;
+const MARK_WORDS_12X12_PAIRS: usize = 324;
+
+impl OrderedTexts {
+    pub fn new(texts: TextTable) -> OrderedTexts {
+        let mut at_place: Vec<u32> = (0..texts.len())
+            .map(|index| u32::try_from(index).unwrap_or(u32::MAX))
+            .collect();
+        at_place.sort_by_key(|&index| texts.get(index as usize).unwrap_or_default());
+        let mut place_of = vec![0; at_place.len()];
+        for (place, &index) in at_place.iter().enumerate() {
+            if let Some(slot) = place_of.get_mut(index as usize) {
+                *slot = u32::try_from(place).unwrap_or(u32::MAX);
+            }
+        }
+        let span_at_place = at_place
+            .iter()
+            .map(|&index| {
+                let start = texts.starts.get(index as usize).copied().unwrap_or(0);
+                let end = texts
+                    .starts
+                    .get(index as usize + 1)
+                    .copied()
+                    .unwrap_or(start);
+                (start, end)
+            })
+            .collect();
+        OrderedTexts {
+            texts,
+            place_of,
+            span_at_place,
+        }
+    }
+
+    /// Text `index`, or `None` beyond the table.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        self.texts.get(index)
+    }
+
+    /// Text `index` as a label borrowed from the table, or `spelled` when there is none.
+    pub fn label(&'static self, index: Option<usize>, spelled: impl FnOnce() -> String) -> Label {
+        self.texts.label(index, spelled)
+    }
+
+    /// The labels of `items` in byte order, as [`super::snapshot::sort_action_texts`] puts
+    /// them. An item with a text in the table (`index`) is borrowed from it and placed by
+    /// marking its place in a bitmap of the whole table and reading the marks back, a
+    /// fraction of a comparison sort's cost: every snapshot lists the position's legal actions
+    /// (a hundred-odd on Chad's and Davey Drehs' boards), and sorting them was a sixth of the
+    /// server's work. The other items are `spell`ed, sorted the general way and merged in.
+    pub fn sorted_labels<T>(
+        &'static self,
+        items: impl IntoIterator<Item = T>,
+        index: impl Fn(&T) -> Option<usize>,
+        spell: impl Fn(&T) -> String,
+    ) -> Vec<Label> {
+        match self.texts.len().div_ceil(64) {
+            words if words <= MARK_WORDS_8X8_PAIRS => {
+                self.sorted_labels_in::<MARK_WORDS_8X8_PAIRS, T>(items, index, spell)
+            }
+            words if words <= MARK_WORDS_12X12_PAIRS => {
+                self.sorted_labels_in::<MARK_WORDS_12X12_PAIRS, T>(items, index, spell)
+            }
+            _ => self.sorted_labels_in::<MARK_WORDS, T>(items, index, spell),
+        }
+    }
+
+    /// [`OrderedTexts::sorted_labels`] with a bitmap of `WORDS` words: a text placed beyond it
+    /// is sorted the general way.
+    fn sorted_labels_in<const WORDS: usize, T>(
+        &'static self,
+        items: impl IntoIterator<Item = T>,
+        index: impl Fn(&T) -> Option<usize>,
+        spell: impl Fn(&T) -> String,
+    ) -> Vec<Label> {
+        let mut marks = [0u64; WORDS];
+        // One bit per word of marks that has any: the read skips the empty words.
+        let mut summary = [0u64; MARK_WORDS.div_ceil(64)];
+        let mut marked = 0;
+        // Spelled items, and any repeat of a marked text (a bit marks a text once; a legal
+        // list has no repeats, but the answer stays the general sort's whatever the list).
+        let mut others: Vec<Label> = Vec::new();
+        for item in items {
+            let place = index(&item)
+                .and_then(|i| self.place_of.get(i))
+                .map(|&place| place as usize);
+            match place.and_then(|place| Some((place, marks.get_mut(place / 64)?))) {
+                Some((place, word)) if *word & (1u64 << (place % 64)) == 0 => {
+                    *word |= 1u64 << (place % 64);
+                    if let Some(flags) = summary.get_mut(place / 4096) {
+                        *flags |= 1u64 << ((place / 64) % 64);
+                    }
+                    marked += 1;
+                }
+                _ => others.push(Cow::Owned(spell(&item))),
+            }
+        }
+        let mut labels: Vec<Label> = Vec::with_capacity(marked + others.len());
+        for (summary_index, &flags) in summary.iter().enumerate() {
+            for word_index in set_bits(flags).map(|bit| summary_index * 64 + bit) {
+                let word = marks.get(word_index).copied().unwrap_or(0);
+                for bit in set_bits(word) {
+                    let (start, end) = self
+                        .span_at_place
+                        .get(word_index * 64 + bit)
+                        .copied()
+                        .unwrap_or_default();
+                    let text = self
+                        .texts
+                        .text
+                        .get(start as usize..end as usize)
+                        .unwrap_or_default();
+                    labels.push(Cow::Borrowed(text));
+                }
+            }
+        }
+        if others.is_empty() {
+            return labels;
+        }
+        sort_action_texts(&mut others);
+        // The others are few (promotions, a cannon shot or two): each goes in by a search.
+        for other in others {
+            let at = labels.partition_point(|label| *label <= other);
+            labels.insert(at, other);
+        }
+        labels
+    }
+}
+
 /// The machine notation of every pair of squares of a `files` x `ranks` board, from-square,
 /// separator, to-square (`e2e4`, `e2xe4`, `d5@d9`): most actions of most variants are such a
 /// pair.
 pub struct PairTexts {
     squares: SquareIndex,
-    texts: TextTable,
-    /// Each pair's place when all the table's texts are in byte order, and the pair at each
-    /// place: a list of pairs comes out sorted by marking places ([`PairTexts::sorted_labels`]).
-    place_of_pair: Vec<u32>,
-    pair_at_place: Vec<u32>,
+    texts: OrderedTexts,
 }
 
 impl PairTexts {
@@ -206,21 +357,9 @@ impl PairTexts {
             out.push_str(separator);
             to.push_name(out);
         });
-        let mut pair_at_place: Vec<u32> = (0..count * count)
-            .map(|pair| u32::try_from(pair).unwrap_or(u32::MAX))
-            .collect();
-        pair_at_place.sort_unstable_by_key(|&pair| texts.get(pair as usize).unwrap_or_default());
-        let mut place_of_pair = vec![0; pair_at_place.len()];
-        for (place, &pair) in pair_at_place.iter().enumerate() {
-            if let Some(slot) = place_of_pair.get_mut(pair as usize) {
-                *slot = u32::try_from(place).unwrap_or(u32::MAX);
-            }
-        }
         PairTexts {
             squares,
-            texts,
-            place_of_pair,
-            pair_at_place,
+            texts: OrderedTexts::new(texts),
         }
     }
 
@@ -229,45 +368,20 @@ impl PairTexts {
         self.texts.get(self.squares.pair(from, to)?)
     }
 
-    /// The texts of `pairs`, borrowed and in byte order (as [`super::snapshot::sort_action_texts`]
-    /// would put them), or `None` if a pair is off the board or listed twice, or the table is
-    /// larger than 12x12's. Marking each pair's place in a bitmap of the whole table and
-    /// reading the marks back in order costs a fraction of a comparison sort: Chad lists a
-    /// hundred-odd moves in every snapshot, and sorting them was a sixth of the server's
-    /// instructions per move. The bitmap lives on the stack (a zeroed heap block of its
-    /// 2.6 KB cost more than the marking), and a summary word per 64 of its words lets the
-    /// read skip the empty ones; sorting the places as numbers instead cost twice as much.
-    pub fn sorted_labels(
+    /// The labels of `items` in byte order ([`OrderedTexts::sorted_labels`]): `pair` gives an
+    /// item's squares when its text is the pair's, `None` when it is `spell`ed.
+    pub fn sorted_labels<T>(
         &'static self,
-        pairs: impl ExactSizeIterator<Item = (Coord, Coord)>,
-    ) -> Option<Vec<Label>> {
-        const MARK_WORDS: usize = (144 * 144) / 64;
-        if self.pair_at_place.len() > MARK_WORDS * 64 {
-            return None;
-        }
-        let mut marks = [0u64; MARK_WORDS];
-        let mut summary = [0u64; MARK_WORDS.div_ceil(64)];
-        let wanted = pairs.len();
-        for (from, to) in pairs {
-            let place = *self.place_of_pair.get(self.squares.pair(from, to)?)? as usize;
-            let word = marks.get_mut(place / 64)?;
-            let bit = 1u64 << (place % 64);
-            if *word & bit != 0 {
-                return None;
-            }
-            *word |= bit;
-            *summary.get_mut(place / 4096)? |= 1u64 << ((place / 64) % 64);
-        }
-        let mut labels = Vec::with_capacity(wanted);
-        for (summary_index, &summary_word) in summary.iter().enumerate() {
-            for word_index in set_bits(summary_word).map(|bit| summary_index * 64 + bit) {
-                for bit in set_bits(*marks.get(word_index)?) {
-                    let pair = *self.pair_at_place.get(word_index * 64 + bit)? as usize;
-                    labels.push(Cow::Borrowed(self.texts.get(pair)?));
-                }
-            }
-        }
-        Some(labels)
+        items: impl IntoIterator<Item = T>,
+        pair: impl Fn(&T) -> Option<(Coord, Coord)>,
+        spell: impl Fn(&T) -> String,
+    ) -> Vec<Label> {
+        let squares = self.squares;
+        self.texts.sorted_labels(
+            items,
+            |item| pair(item).and_then(|(from, to)| squares.pair(from, to)),
+            spell,
+        )
     }
 
     /// The pair's text as a label borrowed from the table, or `spelled` for a pair off it.
@@ -766,22 +880,31 @@ mod tests {
                     .map(move |&to| (from, to))
             })
             .collect();
-        let sorted = TABLE.sorted_labels(pairs.iter().copied());
-        let mut expected: Vec<String> = pairs
-            .iter()
-            .map(|(from, to)| format!("{}{}", from.name(), to.name()))
-            .collect();
-        expected.sort_unstable();
-        assert_eq!(sorted, Some(expected.into_iter().map(Cow::Owned).collect()));
-        // A pair twice, or off the board: no answer, and the caller sorts the general way.
-        let twice = [(squares[0], squares[1]), (squares[0], squares[1])];
-        assert_eq!(TABLE.sorted_labels(twice.into_iter()), None);
-        let off = [(Coord::new(12, 0), squares[1])];
-        assert_eq!(TABLE.sorted_labels(off.into_iter()), None);
-        // A board past 12x12 outgrows the bitmap: no answer either.
-        static LARGER: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(13, 13, ""));
-        let one = [(squares[0], squares[1])];
-        assert_eq!(LARGER.sorted_labels(one.into_iter()), None);
+        let spell = |&(from, to): &(Coord, Coord)| format!("{}{}", from.name(), to.name());
+        let by_table = |pairs: &[(Coord, Coord)], table: &'static PairTexts| {
+            table.sorted_labels(pairs.iter().copied(), |&pair| Some(pair), spell)
+        };
+        let by_sort = |pairs: &[(Coord, Coord)]| {
+            let mut expected: Vec<Label> = pairs.iter().map(|p| Cow::Owned(spell(p))).collect();
+            expected.sort_unstable();
+            expected
+        };
+        assert_eq!(by_table(&pairs, &TABLE), by_sort(&pairs));
+        // Every label but the spelled ones is borrowed from the table.
+        let owned = |labels: &[Label]| labels.iter().filter(|l| matches!(l, Cow::Owned(_))).count();
+        assert_eq!(owned(&by_table(&pairs, &TABLE)), 0);
+        // A pair twice, squares off the board (spelled, `m1a1`), and a board past the
+        // bitmap's size (all spelled): still the general sort's order.
+        let mut mixed = vec![(squares[0], squares[1]), (squares[0], squares[1])];
+        mixed.extend([(Coord::new(12, 0), squares[0]), (squares[5], squares[3])]);
+        mixed.extend(pairs.iter().step_by(3).copied());
+        assert_eq!(by_table(&mixed, &TABLE), by_sort(&mixed));
+        assert_eq!(owned(&by_table(&mixed, &TABLE)), 2);
+        static LARGER: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(16, 16, ""));
+        assert_eq!(by_table(&pairs, &LARGER), by_sort(&pairs));
+        // Items with no pair are spelled and merged in.
+        let spelled_only = TABLE.sorted_labels(["b1", "a1", "a12"], |_| None, |s| s.to_string());
+        assert_eq!(spelled_only, ["a1", "a12", "b1"]);
         // Off the table's board: no text, so the caller spells it.
         assert_eq!(attacks.get(Coord::new(8, 0), Coord::new(0, 0)), None);
         assert_eq!(moves.get(Coord::new(0, 12), Coord::new(0, 0)), None);

@@ -35,9 +35,7 @@ use crate::rules::geometry::{
     KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::history::History;
-use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef, Zone,
-};
+use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, OnceLock};
@@ -303,12 +301,6 @@ impl ChadMove {
         self.from.push_name(&mut text);
         self.to.push_name(&mut text);
         text
-    }
-
-    /// The machine notation as a label borrowed from [`MOVE_TEXTS`]: a snapshot lists around
-    /// a hundred moves on every move of a live game, and borrowing saves an allocation each.
-    fn machine_label(self) -> Label {
-        MOVE_TEXTS.label(self.from, self.to, || self.machine())
     }
 }
 
@@ -1094,15 +1086,8 @@ impl Rules for Chad {
         let legal_actions = if draw.is_some() {
             Vec::new()
         } else {
-            // Every move is a pair of squares of the table, so the table sorts them; the
-            // general sort stays for a list it cannot take.
-            let pairs = moves.iter().map(|m| (m.from, m.to));
-            MOVE_TEXTS.sorted_labels(pairs).unwrap_or_else(|| {
-                let mut texts: Vec<Label> =
-                    moves.into_iter().map(ChadMove::machine_label).collect();
-                sort_action_texts(&mut texts);
-                texts
-            })
+            // Every move is a pair of squares of the table, so the table sorts them.
+            MOVE_TEXTS.sorted_labels(moves, |m| Some((m.from, m.to)), |m| m.machine())
         };
         Snapshot {
             variant: Variant::Chad,
@@ -1127,6 +1112,7 @@ impl Rules for Chad {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::snapshot::Label;
 
     fn sq(name: &str) -> Coord {
         Coord::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
@@ -1142,14 +1128,19 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The snapshot's labels of `moves`.
+    fn labels<const N: usize>(moves: [ChadMove; N]) -> Vec<Label> {
+        MOVE_TEXTS.sorted_labels(moves, |m| Some((m.from, m.to)), |m| m.machine())
+    }
+
     #[test]
     fn borrowed_move_texts_are_the_machine_notation() {
         for from in Shape::rectangle(SIZE, SIZE).squares() {
             for to in Shape::rectangle(SIZE, SIZE).squares() {
                 let action = ChadMove { from, to };
-                let label = action.machine_label();
-                assert!(matches!(label, Cow::Borrowed(_)), "{from:?} {to:?}");
-                assert_eq!(label, action.machine());
+                let labels = labels([action]);
+                assert!(matches!(labels[..], [Cow::Borrowed(_)]), "{from:?} {to:?}");
+                assert_eq!(labels, [action.machine()]);
             }
         }
         // Off the board, the text is written as it comes.
@@ -1157,7 +1148,7 @@ mod tests {
             from: Coord::new(12, 0),
             to: Coord::new(0, 0),
         };
-        assert_eq!(outside.machine_label(), outside.machine());
+        assert_eq!(labels([outside]), [outside.machine()]);
     }
 
     #[test]

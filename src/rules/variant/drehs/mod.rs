@@ -26,8 +26,8 @@ use crate::rules::geometry::{
     Coord, Mailbox, Shape, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PieceStats,
-    PlacedPiece, Roll, SquareRef,
+    shared_boards, BoardSpec, Label, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll,
+    SquareRef,
 };
 use crate::rules::{
     Color, EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Piece, Role,
@@ -1260,8 +1260,7 @@ impl Rules for Drehs {
             .collect();
         // One search for the actions answers both the list and the outcome.
         let (actions, outcome) = self.actions_and_outcome();
-        let mut legal_actions: Vec<Label> = actions.iter().map(notation::action_label).collect();
-        sort_action_texts(&mut legal_actions);
+        let legal_actions = notation::sorted_action_labels(&actions);
         Snapshot {
             variant: Variant::Drehs,
             position: self.position(),

@@ -34,12 +34,10 @@ use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
 };
 use crate::rules::geometry::{
-    parse_square_prefix, Coord, Mailbox, PairTexts, SquareIndex, TextTable, KNIGHT_LEAPS,
-    MOVE_TEXTS_8X8,
+    parse_square_prefix, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable, KNIGHT_LEAPS,
 };
 use crate::rules::snapshot::Label;
 use crate::rules::{Color, ParseActionError, ParsePositionError, Piece, Role};
-use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::LazyLock;
 
@@ -457,76 +455,87 @@ fn normalize_human(text: &str) -> String {
     out
 }
 
-/// The machine notation of every attack and teleport between two squares, built once (plain
-/// moves are [`MOVE_TEXTS_8X8`]).
-static ATTACK_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "x"));
-static TELEPORT_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(8, 8, "@"));
-
-/// The squares of the board, numbered for [`TELEPORT_ATTACK_TEXTS`].
+/// The squares of the board, numbered for [`ACTION_TEXTS`].
 const SQUARES: SquareIndex = SquareIndex::new(8, 8);
 
-/// The teleports that attack on landing (`b1@e5xd7`), numbered by the pair of from and landing
-/// squares and then by the knight leap from the landing square to the target
-/// ([`KNIGHT_LEAPS`]): about half of a position's legal actions, since every empty square a
-/// knight can land on is one action per enemy a leap away. 32,768 texts of 8 bytes.
-static TELEPORT_ATTACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
-    TextTable::new(
-        SQUARES.count() * SQUARES.count() * KNIGHT_LEAPS.len(),
-        |i, out| {
-            let (from, to) = SQUARES.pair_squares(i / KNIGHT_LEAPS.len());
-            let target = KNIGHT_LEAPS
-                .get(i % KNIGHT_LEAPS.len())
-                .and_then(|&(df, dr)| super::shape().step(to, df, dr));
-            // A leap off the board has no action, and no text.
-            if let Some(target) = target {
-                from.push_name(out);
-                out.push('@');
-                to.push_name(out);
-                out.push('x');
-                target.push_name(out);
-            }
-        },
-    )
+/// How many pairs of squares there are: each of the plain moves, attacks and teleports of
+/// [`ACTION_TEXTS`] is one.
+const PAIRS: usize = 64 * 64;
+
+/// The machine notation of the actions that make up nearly every legal list, built once and
+/// numbered by [`table_index`]: plain moves, attacks and teleports by their pair of squares
+/// (`e2e4`, `d1xd7`, `g1@e5`), then the teleports that attack on landing (`b1@e5xd7`) by the
+/// pair of from and landing squares and then by the knight leap from the landing square to
+/// the target ([`KNIGHT_LEAPS`]). Those are about half of a position's legal actions, since
+/// every empty square a knight can land on is one action per enemy a leap away. 45,056 texts
+/// in all, whose byte order the table knows, so that a snapshot's list comes out sorted
+/// without comparing texts.
+static ACTION_TEXTS: LazyLock<OrderedTexts> = LazyLock::new(|| {
+    let texts = TextTable::new(3 * PAIRS + PAIRS * KNIGHT_LEAPS.len(), |i, out| {
+        if i < 3 * PAIRS {
+            let (from, to) = SQUARES.pair_squares(i % PAIRS);
+            from.push_name(out);
+            out.push_str(["", "x", "@"][i / PAIRS]);
+            to.push_name(out);
+            return;
+        }
+        let i = i - 3 * PAIRS;
+        let (from, to) = SQUARES.pair_squares(i / KNIGHT_LEAPS.len());
+        let target = KNIGHT_LEAPS
+            .get(i % KNIGHT_LEAPS.len())
+            .and_then(|&(df, dr)| super::shape().step(to, df, dr));
+        // A leap off the board has no action, and no text.
+        if let Some(target) = target {
+            from.push_name(out);
+            out.push('@');
+            to.push_name(out);
+            out.push('x');
+            target.push_name(out);
+        }
+    });
+    OrderedTexts::new(texts)
 });
 
-/// The number of the teleport from `from` to `to` attacking `target` in
-/// [`TELEPORT_ATTACK_TEXTS`], or `None` if `target` is not a knight leap from `to`.
-fn teleport_attack_index(from: Coord, to: Coord, target: Coord) -> Option<usize> {
-    let leap = (
-        i8::try_from(target.file).ok()? - i8::try_from(to.file).ok()?,
-        i8::try_from(target.rank).ok()? - i8::try_from(to.rank).ok()?,
-    );
-    let leap_index = KNIGHT_LEAPS.iter().position(|&l| l == leap)?;
-    Some(SQUARES.pair(from, to)? * KNIGHT_LEAPS.len() + leap_index)
-}
-
-/// The machine notation as a snapshot label: borrowed from a table for the plain moves,
-/// attacks and teleports that make up nearly every legal list, spelled for the rest.
-pub(super) fn action_label(action: &Action) -> Label {
-    let spelled = || action_machine(action);
+/// The number of `action`'s text in [`ACTION_TEXTS`], or `None` for an action spelled out
+/// (promotions, cannon shots, returns, heals).
+fn table_index(action: &Action) -> Option<usize> {
     match *action {
         Action::Move {
             from,
             to,
             promotion: None,
-        } => MOVE_TEXTS_8X8.label(from, to, spelled),
+        } => SQUARES.pair(from, to),
         Action::Attack {
             from,
             to,
             promotion: None,
-        } => ATTACK_TEXTS.label(from, to, spelled),
+        } => Some(PAIRS + SQUARES.pair(from, to)?),
         Action::Teleport {
             from,
             to,
             attack: None,
-        } => TELEPORT_TEXTS.label(from, to, spelled),
+        } => Some(2 * PAIRS + SQUARES.pair(from, to)?),
         Action::Teleport {
             from,
             to,
             attack: Some(target),
-        } => TELEPORT_ATTACK_TEXTS.label(teleport_attack_index(from, to, target), spelled),
-        _ => Cow::Owned(spelled()),
+        } => {
+            let leap = (
+                i8::try_from(target.file).ok()? - i8::try_from(to.file).ok()?,
+                i8::try_from(target.rank).ok()? - i8::try_from(to.rank).ok()?,
+            );
+            let leap_index = KNIGHT_LEAPS.iter().position(|&l| l == leap)?;
+            Some(3 * PAIRS + SQUARES.pair(from, to)? * KNIGHT_LEAPS.len() + leap_index)
+        }
+        _ => None,
     }
+}
+
+/// The labels of `actions` in byte order, as a snapshot lists them: borrowed from
+/// [`ACTION_TEXTS`] for the plain moves, attacks and teleports that make up nearly every
+/// legal list, spelled for the rest.
+pub(super) fn sorted_action_labels(actions: &[Action]) -> Vec<Label> {
+    ACTION_TEXTS.sorted_labels(actions, |a| table_index(a), |a| action_machine(a))
 }
 
 /// The machine form, written into one string: a snapshot spells every legal action of the
@@ -699,7 +708,7 @@ mod tests {
             let action = parse_action(&game, text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(action_machine(&action), text);
             // The snapshot's label, borrowed from a table or spelled, is the same text.
-            assert_eq!(action_label(&action), text);
+            assert_eq!(sorted_action_labels(&[action]), [text]);
         }
         for (human, machine) in [
             ("Ng1-f3", "g1f3"),

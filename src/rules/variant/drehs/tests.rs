@@ -467,7 +467,9 @@ fn teleport_attack_labels_are_their_machine_texts() {
                     to,
                     attack: Some(target),
                 };
-                let label = notation::action_label(&action);
+                let label = notation::sorted_action_labels(&[action])
+                    .pop()
+                    .unwrap_or_default();
                 assert_eq!(label, notation::action_machine(&action));
                 tabled += usize::from(matches!(label, std::borrow::Cow::Borrowed(_)));
             }
