@@ -27,7 +27,8 @@ use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::Coord;
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{
-    shared_boards, BoardSpec, LastAction, PlacedPiece, Snapshot, SquareRef,
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, Snapshot,
+    SquareRef,
 };
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{Rules, Variant};
@@ -526,7 +527,12 @@ impl Rules for Chazz {
     fn snapshot(&self) -> Snapshot {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let status = self.status();
-        let legal_actions = notation::sorted_machine_labels(&status.actions);
+        let mut legal_actions: Vec<Label> = status
+            .actions
+            .iter()
+            .map(notation::to_machine_label)
+            .collect();
+        sort_action_texts(&mut legal_actions);
         let check = if board::in_check(&self.board, self.turn) {
             board::king_square(&self.board, self.turn)
                 .map(|s| vec![SquareRef::main(s.label())])

@@ -13,6 +13,7 @@ use crate::rules::error::{ParseActionError, ParsePositionError};
 use crate::rules::geometry::{parse_square_prefix, Coord, Mailbox, PairTexts};
 use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// What the position text says, before the game state is built from it.
@@ -142,22 +143,17 @@ pub fn write_position(board: &Board, turn: Color, halfmove_clock: u32, fullmove:
 /// The machine form of every move between two squares, built once.
 static MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(FILES, RANKS, ""));
 
-/// The machine forms of `actions` as a snapshot lists them, in byte order: borrowed from a
-/// table for plain moves, since a snapshot lists every legal action on every move of a live
-/// game.
-pub fn sorted_machine_labels(actions: &[ChazzAction]) -> Vec<Label> {
-    MOVE_TEXTS.sorted_labels(
-        actions,
-        |action| match **action {
-            ChazzAction::Move {
-                from,
-                to,
-                promotion: None,
-            } => Some((from, to)),
-            _ => None,
-        },
-        |action| to_machine(action),
-    )
+/// The machine form as a snapshot label: borrowed from a table for plain moves, since a
+/// snapshot lists every legal action on every move of a live game.
+pub fn to_machine_label(action: &ChazzAction) -> Label {
+    match *action {
+        ChazzAction::Move {
+            from,
+            to,
+            promotion: None,
+        } => MOVE_TEXTS.label(from, to, || to_machine(action)),
+        _ => Cow::Owned(to_machine(action)),
+    }
 }
 
 /// The machine form: `e2e3`, `d4d5r`, `a1a0`, `a5a6`, `pass`.

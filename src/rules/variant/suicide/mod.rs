@@ -33,7 +33,9 @@ use self::position::{
 };
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
-use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef};
+use crate::rules::snapshot::{
+    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, PlacedPiece, SquareRef,
+};
 use crate::rules::types::{Color, Role};
 use crate::rules::{Rules, Snapshot, Variant};
 use std::borrow::Cow;
@@ -310,7 +312,12 @@ impl Rules for Suicide {
                     })
             })
             .collect();
-        let legal_actions = notation::sorted_machine_labels(&self.legal_actions());
+        let mut legal_actions: Vec<Label> = self
+            .legal_actions()
+            .iter()
+            .map(notation::machine_label)
+            .collect();
+        sort_action_texts(&mut legal_actions);
         Snapshot {
             variant: Variant::Suicide,
             position: self.position(),

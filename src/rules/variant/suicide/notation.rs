@@ -15,20 +15,17 @@ use crate::rules::error::ParseActionError;
 use crate::rules::geometry::{Coord, MOVE_TEXTS_8X8};
 use crate::rules::snapshot::Label;
 use crate::rules::types::Role;
+use std::borrow::Cow;
 
-/// The UCI forms of `actions` as a snapshot lists them, in byte order: borrowed from a table
-/// but for promotions, since a snapshot lists every legal move on every move of a live game.
-pub fn sorted_machine_labels(actions: &[SuicideMove]) -> Vec<Label> {
-    MOVE_TEXTS_8X8.sorted_labels(
-        actions,
-        |action| {
-            action
-                .promotion
-                .is_none()
-                .then(|| (square_coord(action.from), square_coord(action.to)))
-        },
-        |action| machine(action),
-    )
+/// The UCI form as a snapshot label: borrowed from a table but for promotions, since a
+/// snapshot lists every legal move on every move of a live game.
+pub fn machine_label(action: &SuicideMove) -> Label {
+    match action.promotion {
+        None => MOVE_TEXTS_8X8.label(square_coord(action.from), square_coord(action.to), || {
+            machine(action)
+        }),
+        Some(_) => Cow::Owned(machine(action)),
+    }
 }
 
 /// The UCI form of a move.
