@@ -127,19 +127,18 @@ impl TextTable {
     }
 
     /// How many texts the table numbers.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 
-    /// Whether the table has no texts.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Where text `index` starts and ends in the table's string, or `None` beyond the table.
+    fn span(&self, index: usize) -> Option<(u32, u32)> {
+        Some((*self.starts.get(index)?, *self.starts.get(index + 1)?))
     }
 
     /// Text `index`, or `None` beyond the table.
     pub fn get(&self, index: usize) -> Option<&str> {
-        let start = *self.starts.get(index)?;
-        let end = *self.starts.get(index + 1)?;
+        let (start, end) = self.span(index)?;
         self.text.get(start as usize..end as usize)
     }
 
@@ -227,15 +226,7 @@ impl OrderedTexts {
         }
         let span_at_place = at_place
             .iter()
-            .map(|&index| {
-                let start = texts.starts.get(index as usize).copied().unwrap_or(0);
-                let end = texts
-                    .starts
-                    .get(index as usize + 1)
-                    .copied()
-                    .unwrap_or(start);
-                (start, end)
-            })
+            .map(|&index| texts.span(index as usize).unwrap_or_default())
             .collect();
         OrderedTexts {
             texts,
