@@ -615,6 +615,12 @@ impl<T: Clone> Mailbox<T> {
             .filter_map(move |c| self.get(c).map(|t| (c, t)))
     }
 
+    /// How many squares are occupied: the size of a snapshot's piece list, reserved before
+    /// it is filled from a filter, which would otherwise grow it several times per snapshot.
+    pub fn occupied_count(&self) -> usize {
+        self.cells.iter().filter(|cell| cell.is_some()).count()
+    }
+
     /// Every occupied square with its content, rank 1 first.
     pub fn occupied(&self) -> impl Iterator<Item = (Coord, &T)> + '_ {
         self.cells

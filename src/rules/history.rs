@@ -88,11 +88,15 @@ impl<R> Default for History<R> {
 }
 
 impl<R> Clone for History<R> {
-    /// Shares every position: one reference count and a copy of the hashes.
+    /// Shares every position: one reference count and a copy of the hashes, with room for
+    /// one more. A live game clones its state for every move and pushes the new position
+    /// onto the copy; a copy cut to its length would reallocate on that push.
     fn clone(&self) -> Self {
+        let mut hashes = Vec::with_capacity(self.hashes.len() + 1);
+        hashes.extend_from_slice(&self.hashes);
         History {
             newest: self.newest.clone(),
-            hashes: self.hashes.clone(),
+            hashes,
         }
     }
 }

@@ -164,7 +164,14 @@ fn updates_rebuild_every_snapshot() {
                     "{here}: pieces out of label order"
                 );
                 let expected = snapshot.clone();
+                // The previous pieces in any order give the same update as in square order.
+                let reversed: Vec<_> = pieces.iter().rev().cloned().collect();
+                let (from_reversed, _) = expected.clone().into_update(&reversed);
                 let (update, now) = snapshot.into_update(&pieces);
+                assert_eq!(
+                    from_reversed, update,
+                    "{here}: update depends on piece order"
+                );
                 assert!(update.placed.len() <= now.len(), "{here}: update too large");
                 // Minimal: nothing placed that stood there already, nothing removed that stands.
                 for piece in &update.placed {

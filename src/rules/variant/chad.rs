@@ -38,6 +38,7 @@ use crate::rules::history::History;
 use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 /// Files and ranks of the board.
@@ -54,6 +55,10 @@ const REPETITION_DRAW_COUNT: usize = 3;
 
 /// A side never has more than the eight rooks it starts with (queens are promoted rooks).
 const MAX_MEN_PER_SIDE: usize = 8;
+
+/// The most moves one man can have: a queen's four lines of at most eleven squares each
+/// bound it (no square sees that many).
+const MOST_MOVES_OF_A_MAN: usize = 4 * (SIZE as usize - 1);
 
 /// The lowest file and rank of `color`'s 3x3 castle; the two castles are point-symmetric.
 fn castle_corner(color: Color) -> (u8, u8) {
@@ -554,8 +559,9 @@ impl Chad {
     /// Whether the side to move has any legal move (stops at the first one).
     fn has_legal_move(&self) -> bool {
         let in_check = self.is_check(self.turn);
-        let mut pseudo = Vec::new();
-        let mut out = Vec::new();
+        // Sized for a queen's moves, so that no man's list grows them.
+        let mut pseudo = Vec::with_capacity(MOST_MOVES_OF_A_MAN);
+        let mut out = Vec::with_capacity(MOST_MOVES_OF_A_MAN);
         self.own_squares().any(|from| {
             self.legal_moves_from(in_check, from, &mut pseudo, &mut out);
             !out.is_empty()
@@ -699,7 +705,8 @@ impl Chad {
 
     /// Whether `action` is legal now, looking only at the man it moves.
     fn is_legal_move(&self, action: ChadMove) -> bool {
-        let mut pseudo = Vec::new();
+        // A rook's or queen's line toward the square: up to the board's width, in one block.
+        let mut pseudo = Vec::with_capacity(usize::from(SIZE));
         self.pseudo_moves_from(action.from, Some(action.to), &mut pseudo);
         pseudo.contains(&action) && self.is_safe(self.is_check(self.turn), action)
     }
@@ -723,15 +730,15 @@ impl Chad {
             .filter(|&c| self.piece_at(c) == Some(Piece::new(self.turn, role)))
             .filter(|&from| self.is_legal_move(ChadMove { from, to }))
             .collect();
-        let square = action.from.name();
+        // Named only when needed: most moves have no rival, and this runs on every move.
         if rivals.is_empty() {
             String::new()
         } else if rivals.iter().all(|c| c.file != action.from.file) {
-            square.chars().take(1).collect()
+            action.from.name().chars().take(1).collect()
         } else if rivals.iter().all(|c| c.rank != action.from.rank) {
-            square.chars().skip(1).collect()
+            action.from.name().chars().skip(1).collect()
         } else {
-            square
+            action.from.name()
         }
     }
 
@@ -914,15 +921,19 @@ impl Rules for Chad {
     }
 
     fn position(&self) -> String {
-        format!(
-            "{} {} - - {} {}",
-            write_placement(&Shape::rectangle(SIZE, SIZE), |c| self
-                .piece_at(c)
-                .map(|p| p.fen_char())),
+        // The counters go after the placement in its own string, which has room for them:
+        // every snapshot of a live game writes the position.
+        let mut text = write_placement(&Shape::rectangle(SIZE, SIZE), |c| {
+            self.piece_at(c).map(|p| p.fen_char())
+        });
+        let _ = write!(
+            text,
+            " {} - - {} {}",
             self.turn.fen_char(),
             self.halfmove_clock,
             self.fullmove_number
-        )
+        );
+        text
     }
 
     fn turn(&self) -> Color {
@@ -1034,18 +1045,21 @@ impl Rules for Chad {
 
     fn snapshot(&self) -> Snapshot {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
-        let pieces = self
-            .board
-            .occupied_in_label_order()
-            .map(|(c, p)| PlacedPiece {
-                board: Cow::Borrowed("main"),
-                square: c.label(),
-                color: p.color,
-                role: p.role,
-                stats: None,
-                marks: Vec::new(),
-            })
-            .collect();
+        // Room for every man (two kings and their rooks and queens) at once: collected from a
+        // filter, the list would grow three times.
+        let mut pieces = Vec::with_capacity(2 * (MAX_MEN_PER_SIDE + 1));
+        pieces.extend(
+            self.board
+                .occupied_in_label_order()
+                .map(|(c, p)| PlacedPiece {
+                    board: Cow::Borrowed("main"),
+                    square: c.label(),
+                    color: p.color,
+                    role: p.role,
+                    stats: None,
+                    marks: Vec::new(),
+                }),
+        );
         let last_action = self.last.as_ref().map(|last| {
             let action = last.action;
             let mut effects = Vec::new();

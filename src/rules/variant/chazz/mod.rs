@@ -540,14 +540,9 @@ impl Rules for Chazz {
         } else {
             Vec::new()
         };
-        Snapshot {
-            variant: Variant::Chazz,
-            position: self.position(),
-            boards: shared_boards(&BOARDS, || {
-                vec![BoardSpec::rectangle("main", board::FILES, board::RANKS)]
-            }),
-            pieces: self
-                .board
+        let mut pieces = Vec::with_capacity(self.board.occupied_count());
+        pieces.extend(
+            self.board
                 .occupied_in_label_order()
                 .map(|(square, piece)| PlacedPiece {
                     board: Cow::Borrowed("main"),
@@ -556,8 +551,15 @@ impl Rules for Chazz {
                     role: piece.role,
                     stats: None,
                     marks: Vec::new(),
-                })
-                .collect(),
+                }),
+        );
+        Snapshot {
+            variant: Variant::Chazz,
+            position: self.position(),
+            boards: shared_boards(&BOARDS, || {
+                vec![BoardSpec::rectangle("main", board::FILES, board::RANKS)]
+            }),
+            pieces,
             turn: self.turn,
             ply: self.ply,
             last_action: self.last_action(),

@@ -1213,41 +1213,38 @@ impl Rules for Drehs {
 
     fn snapshot(&self) -> Snapshot {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
-        let pieces = self
-            .board
-            .occupied_in_label_order()
-            .map(|(c, u)| {
-                let mut marks = Vec::new();
-                if self.dyad_partner(c).is_some() {
-                    marks.push(Cow::Borrowed("dyad"));
-                }
-                if u.black_necklace {
-                    marks.push(Cow::Borrowed("black_necklace"));
-                }
-                if u.promoted {
-                    marks.push(Cow::Borrowed("promoted"));
-                }
-                if self.teleported == Some(c) {
-                    marks.push(Cow::Borrowed("teleported"));
-                }
-                let (count, sides) = self.weapon_at(c);
-                let weapon = dice_name(count, sides);
-                PlacedPiece {
-                    board: Cow::Borrowed("main"),
-                    square: c.label(),
-                    color: u.piece.color,
-                    role: u.piece.role,
-                    stats: Some(PieceStats {
-                        life: u32::from(u.life),
-                        max_life: u32::from(max_life(u.piece.role)),
-                        armor: self.armor_at(c),
-                        ears: u32::from(u.ears),
-                        weapon,
-                    }),
-                    marks,
-                }
-            })
-            .collect();
+        let mut pieces = Vec::with_capacity(self.board.occupied_count());
+        pieces.extend(self.board.occupied_in_label_order().map(|(c, u)| {
+            let mut marks = Vec::new();
+            if self.dyad_partner(c).is_some() {
+                marks.push(Cow::Borrowed("dyad"));
+            }
+            if u.black_necklace {
+                marks.push(Cow::Borrowed("black_necklace"));
+            }
+            if u.promoted {
+                marks.push(Cow::Borrowed("promoted"));
+            }
+            if self.teleported == Some(c) {
+                marks.push(Cow::Borrowed("teleported"));
+            }
+            let (count, sides) = self.weapon_at(c);
+            let weapon = dice_name(count, sides);
+            PlacedPiece {
+                board: Cow::Borrowed("main"),
+                square: c.label(),
+                color: u.piece.color,
+                role: u.piece.role,
+                stats: Some(PieceStats {
+                    life: u32::from(u.life),
+                    max_life: u32::from(max_life(u.piece.role)),
+                    armor: self.armor_at(c),
+                    ears: u32::from(u.ears),
+                    weapon,
+                }),
+                marks,
+            }
+        }));
         let off_board = BISHOP_HOMES
             .iter()
             .zip(self.returns)

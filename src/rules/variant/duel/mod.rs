@@ -820,22 +820,24 @@ impl Rules for Duel {
         let frozen = !self.duel_is_active();
         // The Duel board first and each board's squares in label order: the order of the
         // snapshot's (board, square) labels, which the live game's update diff relies on.
-        let mut pieces: Vec<PlacedPiece> = self
-            .duel
-            .occupied_in_label_order()
-            .map(|(c, piece)| PlacedPiece {
-                board: Cow::Borrowed("duel"),
-                square: duel_square_label(c),
-                color: piece.color,
-                role: piece.role,
-                stats: None,
-                marks: if frozen {
-                    vec![Cow::Borrowed("frozen")]
-                } else {
-                    Vec::new()
-                },
-            })
-            .collect();
+        let mut pieces: Vec<PlacedPiece> =
+            Vec::with_capacity(self.duel.occupied_count() + self.main.occupied_count());
+        pieces.extend(
+            self.duel
+                .occupied_in_label_order()
+                .map(|(c, piece)| PlacedPiece {
+                    board: Cow::Borrowed("duel"),
+                    square: duel_square_label(c),
+                    color: piece.color,
+                    role: piece.role,
+                    stats: None,
+                    marks: if frozen {
+                        vec![Cow::Borrowed("frozen")]
+                    } else {
+                        Vec::new()
+                    },
+                }),
+        );
         pieces.extend(
             self.main
                 .occupied_in_label_order()

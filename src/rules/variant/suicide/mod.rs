@@ -297,21 +297,25 @@ impl Rules for Suicide {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         // File by file (a1, a2, …, h8): the order of the square labels, so the live game's
         // update diff finds the pieces already sorted.
-        let pieces = Squares(flip_diagonal(self.position.occupied()))
-            .map(|transposed| (transposed & 7) * 8 + (transposed >> 3))
-            .filter_map(|square| {
-                self.position
-                    .piece_at(square)
-                    .map(|(color, role)| PlacedPiece {
-                        board: Cow::Borrowed("main"),
-                        square: square_coord(square).label(),
-                        color,
-                        role: role_of(role),
-                        stats: None,
-                        marks: Vec::new(),
-                    })
-            })
-            .collect();
+        let occupied = self.position.occupied();
+        // Sized first: collected from a filter, the list would grow four times.
+        let mut pieces = Vec::with_capacity(occupied.count_ones() as usize);
+        pieces.extend(
+            Squares(flip_diagonal(occupied))
+                .map(|transposed| (transposed & 7) * 8 + (transposed >> 3))
+                .filter_map(|square| {
+                    self.position
+                        .piece_at(square)
+                        .map(|(color, role)| PlacedPiece {
+                            board: Cow::Borrowed("main"),
+                            square: square_coord(square).label(),
+                            color,
+                            role: role_of(role),
+                            stats: None,
+                            marks: Vec::new(),
+                        })
+                }),
+        );
         let mut legal_actions: Vec<Label> = self
             .legal_actions()
             .iter()
