@@ -16,7 +16,7 @@ use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
 use crate::store::{
     ClockSetting, ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus,
-    NewAction,
+    JsonText, NewAction,
 };
 use rand::Rng;
 use serde::Serialize;
@@ -722,7 +722,7 @@ impl GameActor {
             .last_action
             .as_ref()
             .filter(|a| !a.rolls.is_empty() || !a.effects.is_empty())
-            .and_then(|a| serde_json::to_value(a).ok());
+            .and_then(|a| JsonText::of(a).ok());
         // An action that ends the game is committed with the game's end: one commit, and
         // no moment at which the last move is stored but the game still looks unfinished.
         // The snapshot already holds the outcome; asking the game again would repeat its

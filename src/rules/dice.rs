@@ -194,8 +194,8 @@ impl RollRecord {
     pub fn from_roll(index: u64, roll: &super::snapshot::Roll) -> RollRecord {
         RollRecord {
             index,
-            purpose: roll.purpose.clone(),
-            dice: roll.dice.clone(),
+            purpose: roll.purpose.to_string(),
+            dice: roll.dice.to_string(),
             value: roll.value,
         }
     }

@@ -203,10 +203,11 @@ pub struct LastAction {
 /// One die roll and what it was for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Roll {
-    /// What the roll decided: `to_hit`, `damage`, `counter_to_hit`, …
-    pub purpose: String,
+    /// What the roll decided: `to_hit`, `damage`, `counter_to_hit`, … (labels, like the
+    /// squares: the game is copied, its last action with it, for every move tried.)
+    pub purpose: Label,
     /// The dice: `d20`, `2d4`, …
-    pub dice: String,
+    pub dice: Label,
     /// The total rolled.
     pub value: u32,
 }

@@ -22,7 +22,7 @@
 //! does not cost the others theirs.
 
 use super::games::{insert_actions, insert_game, record_end, seat_players};
-use super::{GameEnd, GameStart, NewAction, NewGame, Store, StoreError};
+use super::{GameEnd, GameStart, JsonText, NewAction, NewGame, Store, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use std::collections::HashSet;
@@ -255,7 +255,7 @@ struct Columns<'a> {
     action_humans: Vec<&'a str>,
     action_white_ms: Vec<Option<i64>>,
     action_black_ms: Vec<Option<i64>>,
-    action_rolls: Vec<Option<&'a serde_json::Value>>,
+    action_rolls: Vec<Option<&'a str>>,
     // Ends.
     end_ids: Vec<Uuid>,
     end_statuses: Vec<&'static str>,
@@ -314,7 +314,8 @@ impl<'a> Columns<'a> {
         self.action_humans.push(&action.human);
         self.action_white_ms.push(action.white_ms);
         self.action_black_ms.push(action.black_ms);
-        self.action_rolls.push(action.rolls.as_ref());
+        self.action_rolls
+            .push(action.rolls.as_ref().map(JsonText::as_str));
     }
 
     fn push_end(&mut self, end: &GameEnd) {
@@ -360,8 +361,10 @@ started as (
 ),
 acted as (
     insert into game_action (game_id, ply, machine, human, white_ms, black_ms, rolls)
-    select * from unnest($17::uuid[], $18::int4[], $19::text[], $20::text[],
-                         $21::int8[], $22::int8[], $23::jsonb[])
+    select a.game_id, a.ply, a.machine, a.human, a.white_ms, a.black_ms, a.rolls::jsonb
+    from unnest($17::uuid[], $18::int4[], $19::text[], $20::text[],
+                $21::int8[], $22::int8[], $23::text[])
+         as a(game_id, ply, machine, human, white_ms, black_ms, rolls)
 ),
 ended as (
     update game g

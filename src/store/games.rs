@@ -176,7 +176,26 @@ pub struct NewAction {
     /// Black's remaining time right after the action; `None` without a clock.
     pub black_ms: Option<i64>,
     /// The dice record of the action, for dice variants.
-    pub rolls: Option<serde_json::Value>,
+    pub rolls: Option<JsonText>,
+}
+
+/// A value written as JSON text, for a jsonb column. Made only by serializing a value, so
+/// it is always valid JSON: one bad row would fail the batch that carries other games'
+/// moves. A live game records the last action's rolls and effects this way on every move
+/// that has any, written once rather than built as a [`serde_json::Value`] tree first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonText(String);
+
+impl JsonText {
+    /// `value` as JSON text.
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<JsonText, serde_json::Error> {
+        serde_json::to_string(value).map(JsonText)
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// The seats of a waiting game as it starts.
@@ -746,11 +765,16 @@ pub(super) async fn insert_actions<'e>(
     let humans: Vec<&str> = actions.iter().map(|a| a.human.as_str()).collect();
     let white_ms: Vec<Option<i64>> = actions.iter().map(|a| a.white_ms).collect();
     let black_ms: Vec<Option<i64>> = actions.iter().map(|a| a.black_ms).collect();
-    let rolls: Vec<Option<&serde_json::Value>> = actions.iter().map(|a| a.rolls.as_ref()).collect();
+    let rolls: Vec<Option<&str>> = actions
+        .iter()
+        .map(|a| a.rolls.as_ref().map(JsonText::as_str))
+        .collect();
     sqlx::query(
         "insert into game_action (game_id, ply, machine, human, white_ms, black_ms, rolls) \
-         select * from unnest($1::uuid[], $2::int4[], $3::text[], $4::text[], \
-                              $5::int8[], $6::int8[], $7::jsonb[])",
+         select game_id, ply, machine, human, white_ms, black_ms, rolls::jsonb \
+         from unnest($1::uuid[], $2::int4[], $3::text[], $4::text[], \
+                     $5::int8[], $6::int8[], $7::text[]) \
+              as a(game_id, ply, machine, human, white_ms, black_ms, rolls)",
     )
     .bind(&game_ids)
     .bind(&plies)

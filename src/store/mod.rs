@@ -27,7 +27,7 @@ pub mod writer;
 pub use changes::GameChange;
 pub use games::{
     ActionRecord, ClockSetting, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus,
-    GameSummary, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
+    GameSummary, JsonText, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
 };
 pub use lobby::{
     GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,

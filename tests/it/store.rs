@@ -12,7 +12,7 @@ use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::changes::APPLY_CHANGES;
 use oddboard::store::{
     ActionRecord, ClockSetting, ColorChoice, GameChange, GameEnd, GameStart, GameStatus,
-    GameWriter, NewAction, NewGame, Store, StoreError, User, WriterConfig,
+    GameWriter, JsonText, NewAction, NewGame, Store, StoreError, User, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
 use std::sync::Arc;
@@ -528,7 +528,10 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
     let rolled = NewAction {
         white_ms: Some(299_000),
         black_ms: Some(300_000),
-        rolls: Some(serde_json::json!({"attack": [6, 2], "defence": [1]})),
+        rolls: Some(
+            JsonText::of(&serde_json::json!({"attack": [6, 2], "defence": [1]}))
+                .expect("JSON text"),
+        ),
         ..action(game_id, 1)
     };
 
@@ -547,7 +550,10 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
         (ply1.white_ms, ply1.black_ms),
         (Some(299_000), Some(300_000))
     );
-    assert_eq!(ply1.rolls, rolled.rolls);
+    assert_eq!(
+        ply1.rolls,
+        Some(serde_json::json!({"attack": [6, 2], "defence": [1]}))
+    );
     assert_eq!(loaded.actions[1].rolls, None);
     assert_eq!(loaded.actions[1].white_ms, None);
     Ok(())

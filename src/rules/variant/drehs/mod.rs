@@ -126,8 +126,10 @@ fn home_rank(color: Color) -> u8 {
 
 /// `d6` for one die, `2d4` for two.
 fn dice_name(count: u32, sides: u32) -> Label {
-    // The weapons there are, borrowed: a snapshot names every piece's weapon on every move.
+    // The weapons there are and the to-hit die, borrowed: a snapshot names every piece's
+    // weapon on every move, and an attack's record names each die it rolls.
     match (count, sides) {
+        (1, 20) => Cow::Borrowed("d20"),
         (1, 1) => Cow::Borrowed("d1"),
         (1, 4) => Cow::Borrowed("d4"),
         (2, 4) => Cow::Borrowed("2d4"),
@@ -820,13 +822,19 @@ impl Drehs {
         }
     }
 
-    fn roll_dice(&mut self, count: u32, sides: u32, purpose: &str, report: &mut Report) -> u32 {
+    fn roll_dice(
+        &mut self,
+        count: u32,
+        sides: u32,
+        purpose: &'static str,
+        report: &mut Report,
+    ) -> u32 {
         let mut total = 0;
         for _ in 0..count {
             let value = self.dice.roll(sides);
             report.rolls.push(Roll {
-                purpose: purpose.to_string(),
-                dice: format!("d{sides}"),
+                purpose: Cow::Borrowed(purpose),
+                dice: dice_name(1, sides),
                 value,
             });
             total += value;
@@ -842,7 +850,13 @@ impl Drehs {
     }
 
     /// The to-hit roll of the piece on `from` against the piece on `to`.
-    fn roll_to_hit(&mut self, from: Coord, to: Coord, purpose: &str, report: &mut Report) -> bool {
+    fn roll_to_hit(
+        &mut self,
+        from: Coord,
+        to: Coord,
+        purpose: &'static str,
+        report: &mut Report,
+    ) -> bool {
         let ears = self.board.get(from).map_or(0, |u| u32::from(u.ears));
         let armor = self.armor_at(to);
         let face = self.roll_dice(1, 20, purpose, report);
