@@ -15,7 +15,7 @@ use super::outcome::Outcome;
 use super::types::{Color, Role};
 use super::Variant;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
@@ -261,11 +261,15 @@ fn label_order(a: &str, b: &str) -> Ordering {
 /// the variants list a snapshot's pieces in that order (`squares_in_label_order`), and
 /// sorting them anyway moved every piece's hundred-odd bytes about, 3% of the server's work
 /// on a Chad move.
-fn sort_by_square<P: std::borrow::Borrow<PlacedPiece>>(pieces: &mut [P]) {
-    let order = |a: &P, b: &P| square_order(a.borrow(), b.borrow());
-    if !pieces.is_sorted_by(|a, b| order(a, b) != Ordering::Greater) {
-        pieces.sort_unstable_by(order);
+fn sort_by_square<P: Borrow<PlacedPiece>>(pieces: &mut [P]) {
+    if !in_square_order(pieces) {
+        pieces.sort_unstable_by(|a, b| square_order(a.borrow(), b.borrow()));
     }
+}
+
+/// Whether `pieces` are in [`square_order`] already.
+fn in_square_order<P: Borrow<PlacedPiece>>(pieces: &[P]) -> bool {
+    pieces.is_sorted_by(|a, b| square_order(a.borrow(), b.borrow()) != Ordering::Greater)
 }
 
 fn square_ref(piece: &PlacedPiece) -> SquareRef {
@@ -319,14 +323,13 @@ impl Snapshot {
         sort_by_square(&mut self.pieces);
         // The pieces kept from the last update are already in order (every variant lists them
         // so): walked as they are, with no sorted copy.
-        let (placed, removed) =
-            if previous.is_sorted_by(|a, b| square_order(a, b) != Ordering::Greater) {
-                square_changes(previous.iter(), &self.pieces)
-            } else {
-                let mut before: Vec<&PlacedPiece> = previous.iter().collect();
-                sort_by_square(&mut before);
-                square_changes(before.into_iter(), &self.pieces)
-            };
+        let (placed, removed) = if in_square_order(previous) {
+            square_changes(previous.iter(), &self.pieces)
+        } else {
+            let mut before: Vec<&PlacedPiece> = previous.iter().collect();
+            sort_by_square(&mut before);
+            square_changes(before.into_iter(), &self.pieces)
+        };
         let update = SnapshotUpdate {
             position: self.position,
             turn: self.turn,

@@ -175,7 +175,8 @@ pub struct NewAction {
     pub white_ms: Option<i64>,
     /// Black's remaining time right after the action; `None` without a clock.
     pub black_ms: Option<i64>,
-    /// The dice record of the action, for dice variants.
+    /// The action's record beyond its notation, when it has one: the dice it rolled and
+    /// what it did besides moving (a capture, a promotion), as the snapshot's last action.
     pub rolls: Option<JsonText>,
 }
 

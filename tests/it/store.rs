@@ -525,13 +525,11 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
     let alice = registered(&store, "Alice").await;
     let bob = registered(&store, "Bob").await;
     let game_id = started_game(&store, alice.user_id, bob.user_id, Variant::Drehs).await;
+    let roll_record = serde_json::json!({"attack": [6, 2], "defence": [1]});
     let rolled = NewAction {
         white_ms: Some(299_000),
         black_ms: Some(300_000),
-        rolls: Some(
-            JsonText::of(&serde_json::json!({"attack": [6, 2], "defence": [1]}))
-                .expect("JSON text"),
-        ),
+        rolls: Some(JsonText::of(&roll_record).expect("JSON text")),
         ..action(game_id, 1)
     };
 
@@ -550,10 +548,7 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
         (ply1.white_ms, ply1.black_ms),
         (Some(299_000), Some(300_000))
     );
-    assert_eq!(
-        ply1.rolls,
-        Some(serde_json::json!({"attack": [6, 2], "defence": [1]}))
-    );
+    assert_eq!(ply1.rolls, Some(roll_record));
     assert_eq!(loaded.actions[1].rolls, None);
     assert_eq!(loaded.actions[1].white_ms, None);
     Ok(())
