@@ -6,12 +6,13 @@
 //! reconnecting with the last version it saw receives exactly what it missed; a client
 //! further behind gets a fresh snapshot instead.
 
+mod json;
+
 use super::clock::ClockView;
-use crate::rules::snapshot::Label;
 use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
+use json::field;
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::io::Write as _;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -147,8 +148,7 @@ impl EventLog {
 /// ([`write_action`]); any other event is written by serde straight after the envelope.
 fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
     let mut message = Vec::with_capacity(capacity.max(256));
-    // Writing into a Vec cannot fail.
-    let _ = write!(message, "{{\"t\":\"event\",\"v\":{version}");
+    field(&mut message, b"{\"t\":\"event\",\"v\":", &version);
     match event {
         GameEvent::Action {
             ply,
@@ -183,9 +183,8 @@ fn write_with_serde(message: &mut Vec<u8>, event: &GameEvent) {
 }
 
 /// Appends an action event's fields after the envelope, byte for byte what serde writes for
-/// [`GameEvent::Action`] (a test holds it to that), but with the legal actions copied in
-/// directly: serde checks and escapes each string through its general path, which was most of
-/// the JSON work on a move, and a position has up to a few hundred legal actions.
+/// [`GameEvent::Action`] (a test holds it to that), written by hand ([`json`]) but for the
+/// outcome, which only the last move of a game has.
 fn write_action(
     out: &mut Vec<u8>,
     ply: u32,
@@ -195,52 +194,32 @@ fn write_action(
     clock: &Option<ClockView>,
     update: &SnapshotUpdate,
 ) {
-    let _ = write!(out, ",\"kind\":\"action\",\"ply\":{ply}");
+    out.extend_from_slice(b",\"kind\":\"action\"");
+    field(out, b",\"ply\":", &ply);
     field(out, b",\"machine\":", machine);
     field(out, b",\"human\":", human);
     field(out, b",\"by\":", &by);
     field(out, b",\"clock\":", clock);
     field(out, b",\"update\":{\"position\":", &update.position);
     field(out, b",\"turn\":", &update.turn);
-    let _ = write!(out, ",\"ply\":{}", update.ply);
+    field(out, b",\"ply\":", &update.ply);
     field(out, b",\"last_action\":", &update.last_action);
     field(out, b",\"off_board\":", &update.off_board);
     field(out, b",\"check\":", &update.check);
-    out.extend_from_slice(b",\"legal_actions\":");
-    write_texts(out, &update.legal_actions);
-    field(out, b",\"outcome\":", &update.outcome);
+    // Up to a few hundred short texts: room for all of them at once.
+    out.reserve(
+        2 + update
+            .legal_actions
+            .iter()
+            .map(|t| t.len() + 3)
+            .sum::<usize>(),
+    );
+    field(out, b",\"legal_actions\":", &update.legal_actions);
+    out.extend_from_slice(b",\"outcome\":");
+    let _ = serde_json::to_writer(&mut *out, &update.outcome);
     field(out, b",\"removed\":", &update.removed);
     field(out, b",\"placed\":", &update.placed);
     out.extend_from_slice(b"}}");
-}
-
-/// Appends `key` (the JSON text before a value: separator, name, colon) and `value` as serde
-/// writes it (plain data: cannot fail).
-fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], value: &T) {
-    out.extend_from_slice(key);
-    let _ = serde_json::to_writer(&mut *out, value);
-}
-
-/// Appends a JSON array of strings. A text with nothing JSON escapes (control characters, `"`
-/// and `\`), which is every action's notation, is copied between quotes; any other goes
-/// through serde, so the array is what serde would write either way.
-fn write_texts(out: &mut Vec<u8>, texts: &[Label]) {
-    out.reserve(2 + texts.iter().map(|t| t.len() + 3).sum::<usize>());
-    out.push(b'[');
-    for (i, text) in texts.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        let bytes = text.as_bytes();
-        if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
-            out.push(b'"');
-            out.extend_from_slice(bytes);
-            out.push(b'"');
-        } else {
-            field(out, b"", text.as_ref());
-        }
-    }
-    out.push(b']');
 }
 
 /// Test data: the action events of up to `plies` plies of `variant` from its start, playing
