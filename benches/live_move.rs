@@ -6,8 +6,17 @@
 //! Each benchmark replays one fixed game of pseudo-random legal moves from the start; the
 //! throughput is in moves. Run with `cargo bench --bench live_move`; `docs/performance.md`
 //! has the figures.
+//!
+//! The `action_event` group times the wire message of each of those moves alone: the action
+//! event as the game actor writes it into its event log ([`EventLog::push`]), once per move,
+//! for every player and spectator.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+#[cfg(feature = "server")]
+use oddboard::game::{
+    clock::ClockView,
+    event::{EventLog, GameEvent},
+};
 use oddboard::rules::{AnyGame, Variant};
 use std::hint::black_box;
 use std::time::Duration;
@@ -74,5 +83,59 @@ fn live_move(c: &mut Criterion) {
     group.finish();
 }
 
+/// The action events of the moves, as the game actor builds them (with a running clock).
+#[cfg(feature = "server")]
+fn action_events(start: &AnyGame, moves: &[String]) -> Vec<GameEvent> {
+    let mut game = start.clone();
+    let (_, mut pieces) = game.snapshot().into_update(&[]);
+    let mut events = Vec::with_capacity(moves.len());
+    for (ply, action) in (1..).zip(moves) {
+        let by = game.turn();
+        let Ok(played) = game.play(action) else {
+            break;
+        };
+        let (update, placed) = game.snapshot().into_update(&pieces);
+        pieces = placed;
+        events.push(GameEvent::Action {
+            ply,
+            machine: played.machine,
+            human: played.human,
+            by,
+            clock: Some(ClockView {
+                white_ms: 180_000 - u64::from(ply) * 997,
+                black_ms: 180_000 - u64::from(ply) * 1009,
+                running: Some(by.other()),
+            }),
+            update: Box::new(update),
+        });
+    }
+    events
+}
+
+#[cfg(feature = "server")]
+fn action_event(c: &mut Criterion) {
+    let mut group = c.benchmark_group("action_event");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(3));
+    for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
+        let Some((start, moves)) = fixed_game(variant, 120) else {
+            continue;
+        };
+        let events = action_events(&start, &moves);
+        group.throughput(Throughput::Elements(events.len() as u64));
+        group.bench_function(variant.key(), |b| {
+            b.iter(|| {
+                let mut log = EventLog::default();
+                let bytes: usize = events.iter().map(|event| log.push(event).len()).sum();
+                black_box(bytes)
+            })
+        });
+    }
+    group.finish();
+}
+
+#[cfg(feature = "server")]
+criterion_group!(benches, live_move, action_event);
+#[cfg(not(feature = "server"))]
 criterion_group!(benches, live_move);
 criterion_main!(benches);
