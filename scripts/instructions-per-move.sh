@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Counts the server's user-space instructions per committed move, under valgrind's callgrind,
 # for a light paced load of one variant (default suicide). Wall-clock figures on a shared
-# 2-core machine drift by a quarter from one minute to the next; instruction counts do not,
-# so this is how two builds are compared (docs/performance.md).
+# 2-core machine drift by a quarter from one minute to the next; instruction counts much
+# less, so this is how two builds are compared (docs/performance.md). They still move by a
+# few percent between runs, with how the moves fall into the writer's batches: compare
+# builds in alternated pairs, and trust only differences larger than that.
 #
 #   scripts/instructions-per-move.sh [variant] [server binary]
 #
