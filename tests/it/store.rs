@@ -1275,19 +1275,19 @@ async fn one_statement_changes_a_game_row_once(pool: PgPool) -> Result<(), Store
     Ok(())
 }
 
-/// The plan a prepared statement settles on for the batch statement, as the writer's
-/// statement cache would keep it, on `conn`.
-async fn generic_plan_of_apply_changes(conn: &mut PgConnection) -> Result<String, StoreError> {
+/// Prepares the batch statement as `apply_changes` on `conn`, under the connection's own
+/// planner settings, and returns the arguments of a batch that changes nothing: it starts and
+/// ends a game that does not exist.
+async fn prepare_apply_changes(conn: &mut PgConnection) -> Result<String, StoreError> {
     let types = "uuid[], text[], uuid[], uuid[], uuid[], text[], int8[], int8[], bool[], \
                  text[], text[], bytea[], uuid[], uuid[], uuid[], timestamptz[], uuid[], \
                  int4[], text[], text[], int8[], int8[], jsonb[], uuid[], text[], text[], \
                  text[], timestamptz[]";
-    for statement in [
-        "set plan_cache_mode = force_generic_plan".to_string(),
-        format!("prepare apply_changes ({types}) as {APPLY_CHANGES}"),
-    ] {
-        sqlx::raw_sql(&statement).execute(&mut *conn).await?;
-    }
+    sqlx::raw_sql(&format!(
+        "prepare apply_changes ({types}) as {APPLY_CHANGES}"
+    ))
+    .execute(&mut *conn)
+    .await?;
     let one = "array[gen_random_uuid()]";
     let arguments: Vec<&str> = (1..=28)
         .map(|n| match n {
@@ -1297,13 +1297,44 @@ async fn generic_plan_of_apply_changes(conn: &mut PgConnection) -> Result<String
             _ => "'{}'",
         })
         .collect();
+    Ok(arguments.join(", "))
+}
+
+/// The plan a prepared statement settles on for the batch statement, as the writer's
+/// statement cache would keep it, on `conn`.
+async fn generic_plan_of_apply_changes(conn: &mut PgConnection) -> Result<String, StoreError> {
+    sqlx::raw_sql("set plan_cache_mode = force_generic_plan")
+        .execute(&mut *conn)
+        .await?;
+    let arguments = prepare_apply_changes(conn).await?;
     let plan: Vec<String> = sqlx::query_scalar(&format!(
-        "explain (costs off) execute apply_changes ({})",
-        arguments.join(", ")
+        "explain (costs off) execute apply_changes ({arguments})"
     ))
     .fetch_all(&mut *conn)
     .await?;
     Ok(plan.join("\n"))
+}
+
+/// The writer's connections plan the batch statement once and keep that plan: left to
+/// choose, PostgreSQL planned it anew for every batch (a custom plan each time).
+#[sqlx::test(migrations = "./migrations")]
+async fn the_writer_plans_its_batch_statement_once(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let mut conn = store.writer_pool().acquire().await?;
+    let arguments = prepare_apply_changes(&mut conn).await?;
+    for _ in 0..8 {
+        sqlx::raw_sql(&format!("execute apply_changes ({arguments})"))
+            .execute(&mut *conn)
+            .await?;
+    }
+    let plans: (i64, i64) = sqlx::query_as(
+        "select generic_plans, custom_plans from pg_prepared_statements \
+         where name = 'apply_changes'",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    assert_eq!(plans, (8, 0), "(generic plans, custom plans)");
+    Ok(())
 }
 
 /// The batch statement's updates probe `game_pkey` once for each game of the batch, in the
