@@ -1281,7 +1281,7 @@ async fn one_statement_changes_a_game_row_once(pool: PgPool) -> Result<(), Store
 async fn prepare_apply_changes(conn: &mut PgConnection) -> Result<String, StoreError> {
     let types = "uuid[], text[], uuid[], uuid[], uuid[], text[], int8[], int8[], bool[], \
                  text[], text[], bytea[], uuid[], uuid[], uuid[], timestamptz[], uuid[], \
-                 int4[], text[], text[], int8[], int8[], jsonb[], uuid[], text[], text[], \
+                 int4[], text[], text[], int8[], int8[], text[], uuid[], text[], text[], \
                  text[], timestamptz[]";
     sqlx::raw_sql(&format!(
         "prepare apply_changes ({types}) as {APPLY_CHANGES}"
