@@ -12,6 +12,11 @@
 //! move latency; games that end during the run are replaced by new ones between the same
 //! players, inside the measured run. `--idle N` also opens N spectator sockets and holds them
 //! for the whole run.
+//!
+//! Beside its own latencies the tool reads the server's (`oddboard_move_latency_seconds`, from
+//! receipt to broadcast, commit included) before and after the run, and reports the bucket
+//! holding each percentile of the moves in between: the rest of a tail is the delivery and the
+//! clients' own turn on the CPU, which the tool and the server share on one machine.
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
 use serde_json::{json, Value};
@@ -64,6 +69,11 @@ pub struct LoadReport {
     pub errors: u64,
     pub connections_held: i64,
     pub server_rss_bytes: Option<u64>,
+    /// The server's own latency percentiles over the run, each as the upper bound (ms) of the
+    /// histogram bucket that holds it; None if the server's histogram could not be read.
+    pub server_p50_ms_at_most: Option<f64>,
+    pub server_p99_ms_at_most: Option<f64>,
+    pub server_p999_ms_at_most: Option<f64>,
 }
 
 impl std::fmt::Display for LoadReport {
@@ -80,9 +90,20 @@ impl std::fmt::Display for LoadReport {
         writeln!(f, "errors: {}", self.errors)?;
         writeln!(f, "connections_held: {}", self.connections_held)?;
         match self.server_rss_bytes {
-            Some(bytes) => writeln!(f, "server_rss_mib: {:.1}", bytes as f64 / 1_048_576.0),
-            None => writeln!(f, "server_rss_mib: unknown"),
+            Some(bytes) => writeln!(f, "server_rss_mib: {:.1}", bytes as f64 / 1_048_576.0)?,
+            None => writeln!(f, "server_rss_mib: unknown")?,
         }
+        for (name, bound) in [
+            ("p50", self.server_p50_ms_at_most),
+            ("p99", self.server_p99_ms_at_most),
+            ("p99.9", self.server_p999_ms_at_most),
+        ] {
+            match bound {
+                Some(ms) => writeln!(f, "server_latency_{name}_ms_at_most: {ms}")?,
+                None => writeln!(f, "server_latency_{name}_ms_at_most: unknown")?,
+            }
+        }
+        Ok(())
     }
 }
 
@@ -506,6 +527,48 @@ fn metric(text: &str, name: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// The server's move-latency histogram in a `/metrics` text: (upper bound in seconds,
+/// cumulative count) per bucket, `+Inf` last. Empty if the text has none.
+fn latency_histogram(text: &str) -> Vec<(f64, u64)> {
+    const BUCKET: &str = "oddboard_move_latency_seconds_bucket{le=\"";
+    text.lines()
+        .filter_map(|line| {
+            let (bound, count) = line.strip_prefix(BUCKET)?.split_once("\"} ")?;
+            let bound = match bound {
+                "+Inf" => f64::INFINITY,
+                finite => finite.parse().ok()?,
+            };
+            Some((bound, count.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The upper bound, in ms, of the bucket holding the `percent`th percentile of the moves the
+/// server recorded between two readings of its histogram. None if either reading is missing,
+/// their buckets differ, or no move was recorded in between.
+fn server_percentile_ms(before: &[(f64, u64)], after: &[(f64, u64)], percent: f64) -> Option<f64> {
+    let same_buckets =
+        before.len() == after.len() && before.iter().zip(after).all(|(b, a)| b.0 == a.0);
+    if before.is_empty() || !same_buckets {
+        return None;
+    }
+    let counts: Vec<(f64, u64)> = before
+        .iter()
+        .zip(after)
+        .map(|(&(_, earlier), &(bound, later))| (bound, later.saturating_sub(earlier)))
+        .collect();
+    let total = counts.last()?.1;
+    if total == 0 {
+        return None;
+    }
+    // The tolerance keeps a rank that is whole on paper (99.9% of 1,000) from rounding up.
+    let rank = ((percent / 100.0 * total as f64 - 1e-9).ceil() as u64).max(1);
+    counts
+        .iter()
+        .find(|&&(_, cumulative)| cumulative >= rank)
+        .map(|&(bound, _)| bound * 1000.0)
+}
+
 /// Runs the load and returns what it measured.
 ///
 /// # Errors
@@ -572,6 +635,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         }
     }
     let setup_seconds = setup_started.elapsed().as_secs_f64();
+    let histogram_before = server_histogram(&mut probe).await;
 
     let started = Instant::now();
     let deadline = started + options.duration;
@@ -597,6 +661,9 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         let _ = task.await;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let histogram_after = server_histogram(&mut probe).await;
+    let server_percentile =
+        |percent| server_percentile_ms(&histogram_before, &histogram_after, percent);
     let mut latencies = std::mem::take(
         &mut *shared
             .latencies_us
@@ -619,11 +686,22 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         connections_held: metric(&metrics_text, "oddboard_connections").unwrap_or(0.0) as i64,
         server_rss_bytes: metric(&metrics_text, "oddboard_process_resident_memory_bytes")
             .map(|b| b as u64),
+        server_p50_ms_at_most: server_percentile(50.0),
+        server_p99_ms_at_most: server_percentile(99.0),
+        server_p999_ms_at_most: server_percentile(99.9),
     };
     for socket in idle {
         socket.close().await;
     }
     Ok(report)
+}
+
+/// The server's move-latency histogram now; empty if `/metrics` cannot be read.
+async fn server_histogram(probe: &mut Client) -> Vec<(f64, u64)> {
+    match probe.get("/metrics").await {
+        Ok(response) => latency_histogram(&response.body),
+        Err(_) => Vec::new(),
+    }
 }
 
 async fn whoami(client: &mut Client) -> Result<String, ClientError> {
@@ -784,5 +862,51 @@ mod tests {
         assert_eq!(percentile(&sorted, 99.9), 0.999);
         let text = "oddboard_connections 12\noddboard_connections_extra 3\n";
         assert_eq!(metric(text, "oddboard_connections"), Some(12.0));
+    }
+
+    /// A `/metrics` text with the latency histogram's cumulative counts at 1 ms, 5 ms, 10 ms
+    /// and beyond.
+    fn histogram_text(counts: [u64; 4]) -> String {
+        format!(
+            "# TYPE oddboard_move_latency_seconds histogram\n\
+             oddboard_move_latency_seconds_bucket{{le=\"0.001\"}} {}\n\
+             oddboard_move_latency_seconds_bucket{{le=\"0.005\"}} {}\n\
+             oddboard_move_latency_seconds_bucket{{le=\"0.01\"}} {}\n\
+             oddboard_move_latency_seconds_bucket{{le=\"+Inf\"}} {}\n\
+             oddboard_move_latency_seconds_sum 1.5\n\
+             oddboard_move_latency_seconds_count {}\n",
+            counts[0], counts[1], counts[2], counts[3], counts[3]
+        )
+    }
+
+    #[test]
+    fn server_percentiles_come_from_the_buckets_filled_during_the_run() {
+        let before = latency_histogram(&histogram_text([500, 500, 500, 500]));
+        assert_eq!(
+            before,
+            [
+                (0.001, 500),
+                (0.005, 500),
+                (0.01, 500),
+                (f64::INFINITY, 500)
+            ]
+        );
+        // During the run: 900 moves within 1 ms, 95 more within 5 ms, 4 within 10 ms, 1 beyond.
+        let after = latency_histogram(&histogram_text([1400, 1495, 1499, 1500]));
+        let at = |percent| server_percentile_ms(&before, &after, percent);
+        assert_eq!(at(50.0), Some(1.0));
+        assert_eq!(at(90.0), Some(1.0));
+        assert_eq!(at(99.0), Some(5.0));
+        assert_eq!(at(99.5), Some(5.0));
+        assert_eq!(at(99.6), Some(10.0));
+        assert_eq!(at(99.9), Some(10.0));
+        assert_eq!(at(100.0), Some(f64::INFINITY));
+        // The moves before the run do not count: all 500 were within 1 ms.
+        assert_eq!(at(95.0), Some(5.0));
+        // Nothing to say without both readings, with different buckets, or without moves.
+        assert_eq!(server_percentile_ms(&[], &after, 99.0), None);
+        assert_eq!(server_percentile_ms(&before, &after[..3], 99.0), None);
+        assert_eq!(server_percentile_ms(&before, &before, 99.0), None);
+        assert!(latency_histogram("oddboard_connections 3\n").is_empty());
     }
 }

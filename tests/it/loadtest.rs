@@ -33,5 +33,11 @@ async fn the_load_tool_plays_games_and_reports() {
     let always_held = 2 + 3;
     assert!(report.connections_held >= always_held, "{report}");
     assert!(report.server_rss_bytes.is_some_and(|b| b > 0), "{report}");
+    // The server's own histogram, read before and after the run, holds the run's moves.
+    let server_p50 = report.server_p50_ms_at_most;
+    let server_p99 = report.server_p99_ms_at_most;
+    assert!(server_p50.is_some_and(|p50| p50 > 0.0), "{report}");
+    assert!(server_p50 <= server_p99, "{report}");
+    assert!(server_p99 <= report.server_p999_ms_at_most, "{report}");
     server.stop().await;
 }
