@@ -164,6 +164,31 @@ impl Metrics {
             "oddboard_commit_batch_size_count {}",
             commits.batches_committed
         );
+        let _ = writeln!(
+            out,
+            "# HELP oddboard_commit_seconds Time from sending a batch's statement to the database's answer, commit and fsync included."
+        );
+        let _ = writeln!(out, "# TYPE oddboard_commit_seconds histogram");
+        let mut cumulative = 0;
+        for (bound_us, count) in &commits.commit_times_us {
+            cumulative += count;
+            let _ = writeln!(
+                out,
+                "oddboard_commit_seconds_bucket{{le=\"{}\"}} {cumulative}",
+                *bound_us as f64 / 1e6
+            );
+        }
+        cumulative += commits.commit_times_longer;
+        let _ = writeln!(
+            out,
+            "oddboard_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
+        );
+        let _ = writeln!(
+            out,
+            "oddboard_commit_seconds_sum {}",
+            commits.commit_time_sum_us as f64 / 1e6
+        );
+        let _ = writeln!(out, "oddboard_commit_seconds_count {cumulative}");
         if let Some(bytes) = resident_memory_bytes() {
             let _ = writeln!(out, "# TYPE oddboard_process_resident_memory_bytes gauge");
             let _ = writeln!(out, "oddboard_process_resident_memory_bytes {bytes}");

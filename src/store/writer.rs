@@ -22,6 +22,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinError, JoinSet};
 use uuid::Uuid;
@@ -32,6 +33,14 @@ pub const MAX_BATCH: usize = 1024;
 
 /// Upper bounds of the batch-size histogram buckets: 1, 2, 4, …, 1024 (= [`MAX_BATCH`]).
 pub const BATCH_SIZE_BUCKETS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// Upper bounds, in microseconds, of the commit-time histogram buckets. Every move waits for
+/// one commit, and often for the one before it as well, so a commit's time is most of a
+/// move's latency; the buckets are finest where a fsync and a batch's statement take.
+pub const COMMIT_TIME_BUCKETS_US: [u64; 14] = [
+    100, 250, 500, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 20_000, 50_000, 100_000,
+    1_000_000,
+];
 
 /// How a [`GameWriter`] batches. [`WriterConfig::default`] is what the server uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +215,10 @@ fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
 async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
     let (changes, replies): (Vec<GameChange>, Vec<_>) =
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
-    match store.apply_changes(&changes).await {
+    let sent = Instant::now();
+    let applied = store.apply_changes(&changes).await;
+    stats.record_commit_time(sent.elapsed());
+    match applied {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
             stats.record_batch(changes.len(), committed);
@@ -251,6 +263,11 @@ pub struct CommitStats {
     /// Batches (committed or failed) by size: bucket `i` counts sizes in
     /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]`.
     batch_sizes: [AtomicU64; BATCH_SIZE_BUCKETS.len()],
+    /// Statements (committed or failed) by the time from sending to the answer, commit
+    /// included: bucket `i` counts times in `(COMMIT_TIME_BUCKETS_US[i-1],
+    /// COMMIT_TIME_BUCKETS_US[i]]`, and the last one every longer time.
+    commit_times: [AtomicU64; COMMIT_TIME_BUCKETS_US.len() + 1],
+    commit_time_sum_us: AtomicU64,
 }
 
 impl CommitStats {
@@ -279,6 +296,18 @@ impl CommitStats {
         }
     }
 
+    fn record_commit_time(&self, took: Duration) {
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        let bucket = COMMIT_TIME_BUCKETS_US
+            .iter()
+            .position(|&bound| micros <= bound)
+            .unwrap_or(COMMIT_TIME_BUCKETS_US.len());
+        if let Some(counter) = self.commit_times.get(bucket) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        self.commit_time_sum_us.fetch_add(micros, Ordering::Relaxed);
+    }
+
     /// A copy of every counter. Each is read atomically, the set is not (a batch may be half
     /// counted), which is fine for metrics.
     pub fn snapshot(&self) -> CommitStatsSnapshot {
@@ -294,6 +323,13 @@ impl CommitStats {
                 .zip(&self.batch_sizes)
                 .map(|(&le, counter)| (le, load(counter)))
                 .collect(),
+            commit_times_us: COMMIT_TIME_BUCKETS_US
+                .iter()
+                .zip(&self.commit_times)
+                .map(|(&le, counter)| (le, load(counter)))
+                .collect(),
+            commit_times_longer: self.commit_times.last().map_or(0, load),
+            commit_time_sum_us: load(&self.commit_time_sum_us),
         }
     }
 }
@@ -319,6 +355,13 @@ pub struct CommitStatsSnapshot {
     /// `(upper bound, batches)` per histogram bucket, in increasing order of bound; a
     /// Prometheus-style `le` label, but not cumulative.
     pub batch_sizes: Vec<(usize, u64)>,
+    /// `(upper bound in µs, statements)` per commit-time bucket, in increasing order of
+    /// bound, not cumulative; [`CommitStatsSnapshot::commit_times_longer`] counts the rest.
+    pub commit_times_us: Vec<(u64, u64)>,
+    /// Statements that took longer than the last bound of `commit_times_us`.
+    pub commit_times_longer: u64,
+    /// Sum of all statements' times, in µs.
+    pub commit_time_sum_us: u64,
 }
 
 impl CommitStatsSnapshot {
@@ -370,6 +413,21 @@ mod tests {
         let snapshot = stats.snapshot();
         assert_eq!(snapshot.batches_committed, 8);
         assert_eq!(snapshot.multi_row_batches(), 7);
+    }
+
+    #[test]
+    fn commit_times_land_in_their_buckets() {
+        let stats = CommitStats::default();
+        for micros in [50, 100, 101, 900, 4_000, 4_000, 2_000_000] {
+            stats.record_commit_time(Duration::from_micros(micros));
+        }
+
+        let snapshot = stats.snapshot();
+        let counts: Vec<u64> = snapshot.commit_times_us.iter().map(|&(_, n)| n).collect();
+        // Buckets: <=0.1 ms, <=0.25, <=0.5, <=1, <=1.5, <=2, <=3, <=5, …, <=1 s, then longer.
+        assert_eq!(counts, [2, 1, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(snapshot.commit_times_longer, 1);
+        assert_eq!(snapshot.commit_time_sum_us, 2_009_151);
     }
 
     #[test]

@@ -238,5 +238,12 @@ async fn games_are_validated_and_listed() {
         metrics.body
     );
     assert!(metrics.body.contains("oddboard_commit_batch_size_count"));
+    // The games' creations and starts were committed, so some commit took some time.
+    let commits_timed = metrics
+        .body
+        .lines()
+        .find_map(|line| line.strip_prefix("oddboard_commit_seconds_count "))
+        .and_then(|count| count.parse::<u64>().ok());
+    assert!(commits_timed.is_some_and(|n| n > 0), "{}", metrics.body);
     server.stop().await;
 }
