@@ -4,12 +4,13 @@
 //! - [`rules`]: the pure rules engine. Depends on nothing else in the crate; no async, I/O,
 //!   clocks or global randomness (checked by `scripts/test.sh`).
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`].
-//! - `store` → `rules` (ids only): all SQL, migrations, the group-commit writer.
+//! - `store` → `rules` (ids only), `histogram`: all SQL, migrations, the group-commit writer.
 //! - `game` → `rules`, `store`: one actor per live game, clocks, event log; the lobby actor
 //!   (seeks, challenges, pairing), FICS formulas and Glicko-2 ratings.
 //! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
-//! - `app`, `config`, `telemetry`, `metrics`: wiring; `client`: a real API client for the
-//!   load tool and the tests.
+//! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
+//!   histogram of `metrics` and the writer; `client`: a real API client for the load tool and
+//!   the tests.
 //!
 //! Everything but `rules` and `cli` is built with the default `server` feature.
 
@@ -24,6 +25,8 @@ pub mod client;
 pub mod config;
 #[cfg(feature = "server")]
 pub mod game;
+#[cfg(feature = "server")]
+pub mod histogram;
 #[cfg(feature = "server")]
 pub mod loadtest;
 #[cfg(feature = "server")]

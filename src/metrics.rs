@@ -4,6 +4,7 @@
 //! fixed buckets. Commit batch sizes come from the store's game writer and are rendered
 //! beside these.
 
+use crate::histogram::DurationHistogram;
 use crate::store::CommitStatsSnapshot;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 /// Upper bounds of the move-latency buckets, in microseconds. Finer between 1 and 10 ms,
 /// where a loaded server's p99 falls and the bar (10 ms) lies, so that the load tool
 /// can tell the server's share of a tail from the clients'.
-const LATENCY_BUCKETS_US: [u64; 16] = [
+const LATENCY_BUCKETS_US: &[u64] = &[
     250, 500, 1_000, 1_500, 2_000, 3_000, 4_000, 5_000, 7_500, 10_000, 20_000, 50_000, 100_000,
     250_000, 1_000_000, 5_000_000,
 ];
@@ -27,8 +28,7 @@ pub struct Metrics {
     pub games_in_progress: AtomicI64,
     /// Actions committed and broadcast since start.
     pub actions_total: AtomicU64,
-    latency_counts: [AtomicU64; LATENCY_BUCKETS_US.len() + 1],
-    latency_sum_us: AtomicU64,
+    latency: DurationHistogram,
     /// The previous scrape: when, and the action count then (for the per-second gauge).
     last_scrape: Mutex<Option<(Instant, u64)>>,
 }
@@ -39,8 +39,7 @@ impl Default for Metrics {
             connections: AtomicI64::new(0),
             games_in_progress: AtomicI64::new(0),
             actions_total: AtomicU64::new(0),
-            latency_counts: std::array::from_fn(|_| AtomicU64::new(0)),
-            latency_sum_us: AtomicU64::new(0),
+            latency: DurationHistogram::new(LATENCY_BUCKETS_US),
             last_scrape: Mutex::new(None),
         }
     }
@@ -50,15 +49,7 @@ impl Metrics {
     /// Records one committed action and how long it took from receipt to broadcast.
     pub fn record_action(&self, latency: Duration) {
         self.actions_total.fetch_add(1, Ordering::Relaxed);
-        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
-        let bucket = LATENCY_BUCKETS_US
-            .iter()
-            .position(|&bound| micros <= bound)
-            .unwrap_or(LATENCY_BUCKETS_US.len());
-        if let Some(slot) = self.latency_counts.get(bucket) {
-            slot.fetch_add(1, Ordering::Relaxed);
-        }
-        self.latency_sum_us.fetch_add(micros, Ordering::Relaxed);
+        self.latency.record(latency);
     }
 
     /// The Prometheus text exposition of every counter.
@@ -109,33 +100,11 @@ impl Metrics {
         );
         let _ = writeln!(out, "# TYPE oddboard_actions_per_second gauge");
         let _ = writeln!(out, "oddboard_actions_per_second {per_second:.1}");
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_move_latency_seconds From receiving an action to broadcasting it, commit included."
+        self.latency.snapshot().write_prometheus(
+            &mut out,
+            "oddboard_move_latency_seconds",
+            "From receiving an action to broadcasting it, commit included.",
         );
-        let _ = writeln!(out, "# TYPE oddboard_move_latency_seconds histogram");
-        let mut cumulative = 0;
-        for (bound, slot) in LATENCY_BUCKETS_US.iter().zip(&self.latency_counts) {
-            cumulative += slot.load(Ordering::Relaxed);
-            let _ = writeln!(
-                out,
-                "oddboard_move_latency_seconds_bucket{{le=\"{}\"}} {cumulative}",
-                *bound as f64 / 1e6
-            );
-        }
-        if let Some(overflow) = self.latency_counts.last() {
-            cumulative += overflow.load(Ordering::Relaxed);
-        }
-        let _ = writeln!(
-            out,
-            "oddboard_move_latency_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
-        );
-        let _ = writeln!(
-            out,
-            "oddboard_move_latency_seconds_sum {}",
-            self.latency_sum_us.load(Ordering::Relaxed) as f64 / 1e6
-        );
-        let _ = writeln!(out, "oddboard_move_latency_seconds_count {cumulative}");
         let _ = writeln!(
             out,
             "# HELP oddboard_commit_batch_size Game changes (actions, games created, started, ended) written per database transaction."
@@ -164,31 +133,11 @@ impl Metrics {
             "oddboard_commit_batch_size_count {}",
             commits.batches_committed
         );
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_commit_seconds Time from sending a batch's statement to the database's answer, commit and fsync included."
+        commits.commit_times.write_prometheus(
+            &mut out,
+            "oddboard_commit_seconds",
+            "Time from sending a batch's statement to the database's answer, commit and fsync included.",
         );
-        let _ = writeln!(out, "# TYPE oddboard_commit_seconds histogram");
-        let mut cumulative = 0;
-        for (bound_us, count) in &commits.commit_times_us {
-            cumulative += count;
-            let _ = writeln!(
-                out,
-                "oddboard_commit_seconds_bucket{{le=\"{}\"}} {cumulative}",
-                *bound_us as f64 / 1e6
-            );
-        }
-        cumulative += commits.commit_times_longer;
-        let _ = writeln!(
-            out,
-            "oddboard_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
-        );
-        let _ = writeln!(
-            out,
-            "oddboard_commit_seconds_sum {}",
-            commits.commit_time_sum_us as f64 / 1e6
-        );
-        let _ = writeln!(out, "oddboard_commit_seconds_count {cumulative}");
         if let Some(bytes) = resident_memory_bytes() {
             let _ = writeln!(out, "# TYPE oddboard_process_resident_memory_bytes gauge");
             let _ = writeln!(out, "oddboard_process_resident_memory_bytes {bytes}");

@@ -18,11 +18,12 @@
 //! so a shutdown that drops its handles loses nothing that was queued.
 
 use super::{GameChange, NewAction, Store, StoreError};
+use crate::histogram::{DurationHistogram, HistogramSnapshot};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinError, JoinSet};
 use uuid::Uuid;
@@ -37,7 +38,7 @@ pub const BATCH_SIZE_BUCKETS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 5
 /// Upper bounds, in microseconds, of the commit-time histogram buckets. Every move waits for
 /// one commit, and often for the one before it as well, so a commit's time is most of a
 /// move's latency; the buckets are finest where a fsync and a batch's statement take.
-pub const COMMIT_TIME_BUCKETS_US: [u64; 14] = [
+pub const COMMIT_TIME_BUCKETS_US: &[u64] = &[
     100, 250, 500, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 20_000, 50_000, 100_000,
     1_000_000,
 ];
@@ -217,7 +218,7 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
     let sent = Instant::now();
     let applied = store.apply_changes(&changes).await;
-    stats.record_commit_time(sent.elapsed());
+    stats.commit_times.record(sent.elapsed());
     match applied {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
@@ -251,7 +252,7 @@ fn log_panic(done: Option<Result<(), JoinError>>) {
 
 /// Counters of a [`GameWriter`], all atomics so `/metrics` can read them without asking
 /// the writer task.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CommitStats {
     batches_committed: AtomicU64,
     rows_committed: AtomicU64,
@@ -264,10 +265,22 @@ pub struct CommitStats {
     /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]`.
     batch_sizes: [AtomicU64; BATCH_SIZE_BUCKETS.len()],
     /// Statements (committed or failed) by the time from sending to the answer, commit
-    /// included: bucket `i` counts times in `(COMMIT_TIME_BUCKETS_US[i-1],
-    /// COMMIT_TIME_BUCKETS_US[i]]`, and the last one every longer time.
-    commit_times: [AtomicU64; COMMIT_TIME_BUCKETS_US.len() + 1],
-    commit_time_sum_us: AtomicU64,
+    /// included, in [`COMMIT_TIME_BUCKETS_US`].
+    commit_times: DurationHistogram,
+}
+
+impl Default for CommitStats {
+    fn default() -> Self {
+        CommitStats {
+            batches_committed: AtomicU64::new(0),
+            rows_committed: AtomicU64::new(0),
+            rows_rejected: AtomicU64::new(0),
+            failed_batches: AtomicU64::new(0),
+            rows_failed: AtomicU64::new(0),
+            batch_sizes: std::array::from_fn(|_| AtomicU64::new(0)),
+            commit_times: DurationHistogram::new(COMMIT_TIME_BUCKETS_US),
+        }
+    }
 }
 
 impl CommitStats {
@@ -296,18 +309,6 @@ impl CommitStats {
         }
     }
 
-    fn record_commit_time(&self, took: Duration) {
-        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        let bucket = COMMIT_TIME_BUCKETS_US
-            .iter()
-            .position(|&bound| micros <= bound)
-            .unwrap_or(COMMIT_TIME_BUCKETS_US.len());
-        if let Some(counter) = self.commit_times.get(bucket) {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
-        self.commit_time_sum_us.fetch_add(micros, Ordering::Relaxed);
-    }
-
     /// A copy of every counter. Each is read atomically, the set is not (a batch may be half
     /// counted), which is fine for metrics.
     pub fn snapshot(&self) -> CommitStatsSnapshot {
@@ -323,13 +324,7 @@ impl CommitStats {
                 .zip(&self.batch_sizes)
                 .map(|(&le, counter)| (le, load(counter)))
                 .collect(),
-            commit_times_us: COMMIT_TIME_BUCKETS_US
-                .iter()
-                .zip(&self.commit_times)
-                .map(|(&le, counter)| (le, load(counter)))
-                .collect(),
-            commit_times_longer: self.commit_times.last().map_or(0, load),
-            commit_time_sum_us: load(&self.commit_time_sum_us),
+            commit_times: self.commit_times.snapshot(),
         }
     }
 }
@@ -355,13 +350,9 @@ pub struct CommitStatsSnapshot {
     /// `(upper bound, batches)` per histogram bucket, in increasing order of bound; a
     /// Prometheus-style `le` label, but not cumulative.
     pub batch_sizes: Vec<(usize, u64)>,
-    /// `(upper bound in µs, statements)` per commit-time bucket, in increasing order of
-    /// bound, not cumulative; [`CommitStatsSnapshot::commit_times_longer`] counts the rest.
-    pub commit_times_us: Vec<(u64, u64)>,
-    /// Statements that took longer than the last bound of `commit_times_us`.
-    pub commit_times_longer: u64,
-    /// Sum of all statements' times, in µs.
-    pub commit_time_sum_us: u64,
+    /// Statements (committed or failed) by the time from sending to the answer, commit
+    /// included.
+    pub commit_times: HistogramSnapshot,
 }
 
 impl CommitStatsSnapshot {
@@ -416,18 +407,18 @@ mod tests {
     }
 
     #[test]
-    fn commit_times_land_in_their_buckets() {
+    fn commit_times_use_the_commit_buckets() {
         let stats = CommitStats::default();
-        for micros in [50, 100, 101, 900, 4_000, 4_000, 2_000_000] {
-            stats.record_commit_time(Duration::from_micros(micros));
-        }
+        stats
+            .commit_times
+            .record(std::time::Duration::from_micros(1_200));
 
-        let snapshot = stats.snapshot();
-        let counts: Vec<u64> = snapshot.commit_times_us.iter().map(|&(_, n)| n).collect();
-        // Buckets: <=0.1 ms, <=0.25, <=0.5, <=1, <=1.5, <=2, <=3, <=5, …, <=1 s, then longer.
-        assert_eq!(counts, [2, 1, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(snapshot.commit_times_longer, 1);
-        assert_eq!(snapshot.commit_time_sum_us, 2_009_151);
+        let times = stats.snapshot().commit_times;
+        let bounds: Vec<u64> = times.buckets_us.iter().map(|&(le, _)| le).collect();
+        assert_eq!(bounds, COMMIT_TIME_BUCKETS_US);
+        // 1.2 ms lands in the (1 ms, 1.5 ms] bucket.
+        assert_eq!(times.buckets_us[4], (1_500, 1));
+        assert_eq!(times.count(), 1);
     }
 
     #[test]
