@@ -1,8 +1,8 @@
 //! Process-wide counters for `/metrics`, rendered in the Prometheus text format.
 //!
 //! Plain atomics updated on the hot path (no locks per move); the move-latency histogram has
-//! fixed buckets. Commit batch sizes come from the store's game writer and are rendered
-//! beside these.
+//! fixed buckets ([`crate::histogram`]). Commit batch sizes and commit times come from the
+//! store's game writer and are rendered beside these.
 
 use crate::histogram::DurationHistogram;
 use crate::store::CommitStatsSnapshot;
