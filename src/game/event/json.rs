@@ -64,19 +64,7 @@ impl WriteJson for Cow<'_, str> {
 
 impl WriteJson for u64 {
     fn write_json(&self, out: &mut Vec<u8>) {
-        // At most 20 digits; filled from the right.
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut rest = *self;
-        for slot in digits.iter_mut().rev() {
-            *slot = b'0' + (rest % 10) as u8;
-            start -= 1;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        out.extend_from_slice(digits.get(start..).unwrap_or_default());
+        out.extend_from_slice(itoa::Buffer::new().format(*self).as_bytes());
     }
 }
 
