@@ -1294,6 +1294,10 @@ impl Rules for Drehs {
     }
 }
 
+/// A size that holds the legal actions of most positions (a hundred-odd in a middlegame,
+/// more with several teleporting knights): the search's list starts at it.
+const MOST_ACTIONS_USUALLY: usize = 160;
+
 impl Drehs {
     /// The legal actions and the outcome, from one search: none and the outcome when a rule
     /// has ended the game, otherwise every action, and stalemate when there is none.
@@ -1301,7 +1305,9 @@ impl Drehs {
         if let Some(outcome) = self.static_outcome() {
             return (Vec::new(), Some(outcome));
         }
-        let mut out = Vec::new();
+        // Room for a middlegame's actions from the start: growing one by doubling copied
+        // the list five or six times on every move's search.
+        let mut out = Vec::with_capacity(MOST_ACTIONS_USUALLY);
         self.generate(None, None, &mut out);
         let outcome = out.is_empty().then(|| Outcome::draw(EndReason::Stalemate));
         (out, outcome)
