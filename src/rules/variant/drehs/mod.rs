@@ -100,6 +100,18 @@ fn max_life(role: Role) -> u8 {
     }
 }
 
+/// The weapon dice of a `role`, as (how many, sides): a pawn in a dyad wields two.
+fn weapon_of(role: Role, in_dyad: bool) -> (u32, u32) {
+    match role {
+        Role::Pawn if in_dyad => (2, 4),
+        Role::Pawn | Role::King => (1, 4),
+        Role::Knight | Role::Bishop => (1, 6),
+        Role::Rook => (2, 4),
+        Role::Queen => (2, 6),
+        Role::Dabbabah => (1, 1),
+    }
+}
+
 /// The printed armor of `role` (what a king absorbs from it).
 fn base_armor(role: Role) -> u32 {
     match role {
@@ -402,8 +414,14 @@ impl Drehs {
         let Some(unit) = self.board.get(c) else {
             return 0;
         };
+        self.armor_of(c, unit, self.in_dyad(c, unit))
+    }
+
+    /// [`Drehs::armor_at`] for `unit` on `c`, told whether it is in a dyad: a snapshot asks
+    /// for every piece's marks, weapon and armor, and looks for each pawn's partner once.
+    fn armor_of(&self, c: Coord, unit: &Unit, in_dyad: bool) -> u32 {
         match unit.piece.role {
-            Role::Pawn if self.dyad_partner(c).is_some() => 2 * base_armor(Role::Pawn),
+            Role::Pawn if in_dyad => 2 * base_armor(Role::Pawn),
             Role::King => {
                 let absorbed: u32 = KING_STEPS
                     .iter()
@@ -418,15 +436,16 @@ impl Drehs {
         }
     }
 
+    /// Whether `unit`, on `c`, is a pawn in a dyad.
+    fn in_dyad(&self, c: Coord, unit: &Unit) -> bool {
+        unit.piece.role == Role::Pawn && self.dyad_partner(c).is_some()
+    }
+
     /// The weapon of the piece on `c`: how many dice of how many sides.
     fn weapon_at(&self, c: Coord) -> (u32, u32) {
-        match self.board.get(c).map(|u| u.piece.role) {
-            Some(Role::Pawn) if self.dyad_partner(c).is_some() => (2, 4),
-            Some(Role::Pawn) | Some(Role::King) => (1, 4),
-            Some(Role::Knight) | Some(Role::Bishop) => (1, 6),
-            Some(Role::Rook) => (2, 4),
-            Some(Role::Queen) => (2, 6),
-            Some(Role::Dabbabah) | None => (1, 1),
+        match self.board.get(c) {
+            Some(unit) => weapon_of(unit.piece.role, self.in_dyad(c, unit)),
+            None => (1, 1),
         }
     }
 
@@ -1229,8 +1248,9 @@ impl Rules for Drehs {
         static BOARDS: OnceLock<Arc<[BoardSpec]>> = OnceLock::new();
         let mut pieces = Vec::with_capacity(self.board.occupied_count());
         pieces.extend(self.board.occupied_in_label_order().map(|(c, u)| {
+            let in_dyad = self.in_dyad(c, u);
             let mut marks = Vec::new();
-            if self.dyad_partner(c).is_some() {
+            if in_dyad {
                 marks.push(Cow::Borrowed("dyad"));
             }
             if u.black_necklace {
@@ -1242,7 +1262,7 @@ impl Rules for Drehs {
             if self.teleported == Some(c) {
                 marks.push(Cow::Borrowed("teleported"));
             }
-            let (count, sides) = self.weapon_at(c);
+            let (count, sides) = weapon_of(u.piece.role, in_dyad);
             let weapon = dice_name(count, sides);
             PlacedPiece {
                 board: Cow::Borrowed("main"),
@@ -1252,7 +1272,7 @@ impl Rules for Drehs {
                 stats: Some(PieceStats {
                     life: u32::from(u.life),
                     max_life: u32::from(max_life(u.piece.role)),
-                    armor: self.armor_at(c),
+                    armor: self.armor_of(c, u, in_dyad),
                     ears: u32::from(u.ears),
                     weapon,
                 }),
