@@ -727,6 +727,12 @@ fn too_wide(rank: u8, width: u8) -> ParsePositionError {
     ))
 }
 
+/// Appends `value` in decimal: the counters at the end of every position text, which each
+/// snapshot of a live game writes (`write!` costs several times as much per number).
+pub fn push_number(out: &mut String, value: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(value));
+}
+
 /// Writes a placement field (ranks from the top, `/` between them, runs of empty squares as
 /// numbers, holes as `*`) for a board of `shape` whose square `c` holds `piece(c)`. Boards
 /// kept in another form than a [`Mailbox`] write their positions with it directly: a live

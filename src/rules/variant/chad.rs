@@ -31,14 +31,13 @@
 
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::geometry::{
-    label_order, parse_square_prefix, write_placement, Coord, Mailbox, PairTexts, Shape,
-    KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
+    label_order, parse_square_prefix, push_number, write_placement, Coord, Mailbox, PairTexts,
+    Shape, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::history::History;
 use crate::rules::snapshot::{shared_boards, BoardSpec, LastAction, PlacedPiece, SquareRef, Zone};
 use crate::rules::{Color, EndReason, Outcome, Piece, Role, Rules, Snapshot, Variant};
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 /// Files and ranks of the board.
@@ -926,13 +925,12 @@ impl Rules for Chad {
         let mut text = write_placement(&Shape::rectangle(SIZE, SIZE), |c| {
             self.piece_at(c).map(|p| p.fen_char())
         });
-        let _ = write!(
-            text,
-            " {} - - {} {}",
-            self.turn.fen_char(),
-            self.halfmove_clock,
-            self.fullmove_number
-        );
+        text.push(' ');
+        text.push(self.turn.fen_char());
+        text.push_str(" - - ");
+        push_number(&mut text, self.halfmove_clock);
+        text.push(' ');
+        push_number(&mut text, self.fullmove_number);
         text
     }
 

@@ -34,11 +34,11 @@ use super::{
     is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
 };
 use crate::rules::geometry::{
-    parse_square_prefix, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable, KNIGHT_LEAPS,
+    parse_square_prefix, push_number, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable,
+    KNIGHT_LEAPS,
 };
 use crate::rules::snapshot::Label;
 use crate::rules::{Color, ParseActionError, ParsePositionError, Piece, Role};
-use std::fmt::Write;
 use std::sync::LazyLock;
 
 /// The castling letters in the order of `Drehs::castling`.
@@ -302,9 +302,11 @@ pub(super) fn write_position(game: &Drehs) -> String {
             out.push(',');
         }
         c.push_name(&mut out);
-        let _ = write!(out, "={}", u.life);
+        out.push('=');
+        push_number(&mut out, u.life);
         if u.ears > 0 {
-            let _ = write!(out, "e{}", u.ears);
+            out.push('e');
+            push_number(&mut out, u.ears);
         }
         if u.black_necklace {
             out.push('n');
@@ -320,13 +322,14 @@ pub(super) fn write_position(game: &Drehs) -> String {
         home.push_name(&mut out);
     }
     dash_if_empty(&mut out, field_start);
-    let _ = write!(
-        out,
-        " {} {} {}",
-        game.halfmove,
-        game.fullmove,
-        game.next_roll_index()
-    );
+    for counter in [
+        u64::from(game.halfmove),
+        u64::from(game.fullmove),
+        game.next_roll_index(),
+    ] {
+        out.push(' ');
+        push_number(&mut out, counter);
+    }
     out
 }
 

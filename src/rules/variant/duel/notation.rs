@@ -9,12 +9,11 @@
 //! `x1y2>c3` (Duel capture, capturer returns to c3).
 
 use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
-use crate::rules::geometry::{Coord, Mailbox, PairTexts, SquareIndex, TextTable};
+use crate::rules::geometry::{push_number, Coord, Mailbox, PairTexts, SquareIndex, TextTable};
 use crate::rules::history::History;
 use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{ParseActionError, ParsePositionError};
-use std::fmt::Write;
 use std::sync::LazyLock;
 
 /// The machine name of a Duel square: `x1` … `z3`.
@@ -463,6 +462,9 @@ pub(super) fn print_position(game: &Duel) -> String {
     if out.len() == returned_start {
         out.push('-');
     }
-    let _ = write!(out, " {} {}", game.halfmoves, game.fullmoves);
+    out.push(' ');
+    push_number(&mut out, game.halfmoves);
+    out.push(' ');
+    push_number(&mut out, game.fullmoves);
     out
 }

@@ -10,9 +10,8 @@ use super::bitboard::{
     PAWN_ATTACKS, RANK_1, RANK_3, RANK_6, RANK_8,
 };
 use crate::rules::error::ParsePositionError;
-use crate::rules::geometry::{Coord, Mailbox, Shape};
+use crate::rules::geometry::{push_number, Coord, Mailbox, Shape};
 use crate::rules::types::{Color, Piece, Role};
-use std::fmt::Write as _;
 
 /// Role indices into [`Position::by_role`]. Index 0 (the pawn) doubles as "no promotion" in
 /// [`Move::promotion`], since nothing promotes to a pawn.
@@ -389,8 +388,10 @@ impl Position {
             Some(square) => push_square_name(square, &mut fen),
             None => fen.push('-'),
         }
-        // Writing into a String cannot fail.
-        let _ = write!(fen, " {} {}", self.halfmove, self.fullmove);
+        fen.push(' ');
+        push_number(&mut fen, self.halfmove);
+        fen.push(' ');
+        push_number(&mut fen, self.fullmove);
         fen
     }
 
