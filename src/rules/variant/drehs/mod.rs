@@ -100,6 +100,56 @@ fn max_life(role: Role) -> u8 {
     }
 }
 
+/// The board's side: Davey Drehs is played on 8x8, so a set of squares fits a `u64`, bit
+/// `rank * 8 + file`.
+const SIDE: u8 = 8;
+
+/// The bit of `c` in a set of squares.
+fn square_bit(c: Coord) -> u64 {
+    1u64 << (u32::from(c.rank) * u32::from(SIDE) + u32::from(c.file))
+}
+
+/// The square of bit `index` of a set of squares.
+fn square_at_bit(index: usize) -> Coord {
+    let side = usize::from(SIDE);
+    Coord::new((index % side) as u8, (index / side) as u8)
+}
+
+/// The indices of the set bits of `set`, lowest first.
+fn bit_indices(set: u64) -> impl Iterator<Item = usize> {
+    let mut rest = set;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let index = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        Some(index)
+    })
+}
+
+/// For each square (by bit index), the set of squares a knight's leap away.
+static KNIGHT_REACH: [u64; 64] = knight_reach();
+
+const fn knight_reach() -> [u64; 64] {
+    let side = SIDE as i8;
+    let mut reach = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (file, rank) = ((square % 8) as i8, (square / 8) as i8);
+        let mut leap = 0;
+        while leap < KNIGHT_LEAPS.len() {
+            let (f, r) = (file + KNIGHT_LEAPS[leap].0, rank + KNIGHT_LEAPS[leap].1);
+            if f >= 0 && f < side && r >= 0 && r < side {
+                reach[square] |= 1u64 << (r * side + f);
+            }
+            leap += 1;
+        }
+        square += 1;
+    }
+    reach
+}
+
 /// The weapon dice of a `role`, as (how many, sides): a pawn in a dyad wields two.
 fn weapon_of(role: Role, in_dyad: bool) -> (u32, u32) {
     match role {
@@ -313,7 +363,7 @@ pub struct Drehs {
 pub const START_POSITION: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - - 0 1 0";
 
 fn shape() -> Shape {
-    Shape::rectangle(8, 8)
+    Shape::rectangle(SIDE, SIDE)
 }
 
 impl Drehs {
@@ -533,27 +583,7 @@ impl Drehs {
                         self.step_or_attack(from, to, color, out);
                     }
                 }
-                for to in shape.squares() {
-                    if !wanted(to) || !self.board.is_empty_square(to) {
-                        continue;
-                    }
-                    out.push(Action::Teleport {
-                        from,
-                        to,
-                        attack: None,
-                    });
-                    for &(df, dr) in &KNIGHT_LEAPS {
-                        if let Some(target) = shape.step(to, df, dr) {
-                            if self.is_enemy(target, color) {
-                                out.push(Action::Teleport {
-                                    from,
-                                    to,
-                                    attack: Some(target),
-                                });
-                            }
-                        }
-                    }
-                }
+                self.teleport_actions(from, color, wanted, out);
             }
             Role::Bishop => self.slide(from, color, &DIAGONAL, wanted, out),
             Role::Rook => {
@@ -587,6 +617,45 @@ impl Drehs {
                 self.castling_actions(from, color, wanted, out);
             }
             Role::Dabbabah => {}
+        }
+    }
+
+    /// A knight's teleports: to every empty square, alone or with an attack on each enemy a
+    /// knight's leap from there. Found on bitmaps of the board: with two knights a side this is
+    /// half of a position's legal actions, and walking every square and each of its leaps was
+    /// the largest part of the search.
+    fn teleport_actions(
+        &self,
+        from: Coord,
+        color: Color,
+        wanted: &dyn Fn(Coord) -> bool,
+        out: &mut Vec<Action>,
+    ) {
+        let mut occupied = 0u64;
+        let mut enemies = 0u64;
+        for (c, unit) in self.board.occupied() {
+            let bit = square_bit(c);
+            occupied |= bit;
+            if unit.piece.color != color {
+                enemies |= bit;
+            }
+        }
+        for to_index in bit_indices(!occupied) {
+            let to = square_at_bit(to_index);
+            if !wanted(to) {
+                continue;
+            }
+            out.push(Action::Teleport {
+                from,
+                to,
+                attack: None,
+            });
+            let targets = KNIGHT_REACH.get(to_index).copied().unwrap_or(0) & enemies;
+            out.extend(bit_indices(targets).map(|target| Action::Teleport {
+                from,
+                to,
+                attack: Some(square_at_bit(target)),
+            }));
         }
     }
 

@@ -522,3 +522,72 @@ mod properties {
         }
     }
 }
+
+/// The teleports as the rule states them: every empty square, alone and with each enemy a
+/// knight's leap from it, found by walking the board.
+fn teleports_square_by_square(game: &Drehs, from: Coord, color: Color) -> Vec<String> {
+    let shape = game.board.shape();
+    let mut out = Vec::new();
+    for to in shape.squares().filter(|&to| game.board.is_empty_square(to)) {
+        out.push(Action::Teleport {
+            from,
+            to,
+            attack: None,
+        });
+        for &(df, dr) in &KNIGHT_LEAPS {
+            if let Some(target) = shape.step(to, df, dr).filter(|&t| game.is_enemy(t, color)) {
+                out.push(Action::Teleport {
+                    from,
+                    to,
+                    attack: Some(target),
+                });
+            }
+        }
+    }
+    let mut texts: Vec<String> = out.iter().map(|a| game.action_to_machine(a)).collect();
+    texts.sort();
+    texts
+}
+
+/// The search's bitmaps find exactly the teleports of the walk, in every position of a game
+/// played out with a fixed choice of actions (the knights thinning and the board opening up).
+#[test]
+fn teleports_from_bitmaps_are_the_teleports_of_the_rule() {
+    let mut g = Drehs::start();
+    let (mut knights_seen, mut attacks_seen) = (0, 0);
+    for step in 0..120usize {
+        let color = g.turn;
+        let knights: Vec<Coord> = g
+            .board
+            .occupied()
+            .filter(|(_, u)| u.piece == Piece::new(color, Role::Knight))
+            .map(|(c, _)| c)
+            .collect();
+        for from in knights {
+            let mut found = Vec::new();
+            g.teleport_actions(from, color, &|_| true, &mut found);
+            let mut texts: Vec<String> = found.iter().map(|a| g.action_to_machine(a)).collect();
+            texts.sort();
+            assert_eq!(
+                texts,
+                teleports_square_by_square(&g, from, color),
+                "{}",
+                g.position()
+            );
+            knights_seen += 1;
+            attacks_seen += texts.iter().filter(|t| t.contains('x')).count();
+        }
+        let actions = g.legal_actions();
+        let Some(action) = actions.get(step.wrapping_mul(7919) % actions.len().max(1)) else {
+            break;
+        };
+        g.apply(action).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // The game's knights are taken within its first moves; these say the check still covered
+    // dozens of knight positions and many landings beside enemies.
+    assert!(knights_seen >= 20, "only {knights_seen} knights checked");
+    assert!(
+        attacks_seen >= 200,
+        "only {attacks_seen} attacking teleports checked"
+    );
+}
