@@ -30,8 +30,7 @@ pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse
 use crate::rules::geometry::{Coord, Mailbox, Shape};
 use crate::rules::history::{position_hash, History};
 use crate::rules::snapshot::{
-    shared_boards, sort_action_texts, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece,
-    SquareRef,
+    shared_boards, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
 };
 use crate::rules::types::{Color, Piece, Role};
 use crate::rules::{
@@ -705,9 +704,7 @@ impl Duel {
 
     /// The legal actions in machine notation, sorted by byte order as clients receive them.
     fn sorted_machine(&self) -> Vec<Label> {
-        let mut out: Vec<Label> = self.playable().iter().map(notation::action_label).collect();
-        sort_action_texts(&mut out);
-        out
+        notation::sorted_action_labels(self.playable())
     }
 }
 

@@ -9,7 +9,7 @@
 //! `x1y2>c3` (Duel capture, capturer returns to c3).
 
 use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
-use crate::rules::geometry::{push_number, Coord, Mailbox, PairTexts, SquareIndex, TextTable};
+use crate::rules::geometry::{push_number, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable};
 use crate::rules::history::History;
 use crate::rules::snapshot::Label;
 use crate::rules::types::{Color, Piece, Role};
@@ -64,89 +64,104 @@ pub fn parse_duel_square(text: &str) -> Option<Coord> {
 const MAIN_SQUARES: SquareIndex = SquareIndex::new(5, 7);
 const DUEL_SQUARES: SquareIndex = SquareIndex::new(3, 3);
 
-/// The machine form of every action's common shapes, built once: Main moves (`b2b3`), Main
-/// captures with the Duel square the victim goes to (`b2a3@x1`), Duel moves (`x1y2`) and
-/// Duel captures with the Main square the capturer returns to (`x1y2>c3`). Captures fan out
-/// over every square the piece may go to, so they make up much of a legal list.
-static MAIN_MOVE_TEXTS: LazyLock<PairTexts> = LazyLock::new(|| PairTexts::new(5, 7, ""));
-static MAIN_PLACE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
-    triple_table(MAIN_SQUARES, DUEL_SQUARES, |from, to, place| Action::Main {
-        from,
-        to,
-        place: Some(place),
-    })
+/// How many texts of each kind [`ACTION_TEXTS`] holds, in its order: Main moves, Main
+/// captures with a Duel square, Duel moves, Duel captures with a Main square.
+const MAIN_PAIRS: usize = (5 * 7) * (5 * 7);
+const MAIN_PLACES: usize = MAIN_PAIRS * (3 * 3);
+const DUEL_PAIRS: usize = (3 * 3) * (3 * 3);
+const DUEL_BACKS: usize = DUEL_PAIRS * (5 * 7);
+
+/// The machine form of every action's common shapes, built once and numbered by
+/// [`table_index`]: Main moves (`b2b3`), Main captures with the Duel square the victim goes to
+/// (`b2a3@x1`), Duel moves (`x1y2`) and Duel captures with the Main square the capturer
+/// returns to (`x1y2>c3`). Captures fan out over every square the piece may go to, so they
+/// make up much of a legal list; the table knows its texts' byte order, so a snapshot's list
+/// comes out sorted without comparing texts.
+static ACTION_TEXTS: LazyLock<OrderedTexts> = LazyLock::new(|| {
+    let count = MAIN_PAIRS + MAIN_PLACES + DUEL_PAIRS + DUEL_BACKS;
+    OrderedTexts::new(TextTable::new(count, |i, out| {
+        write_action(&table_action(i), out);
+    }))
 });
-static DUEL_MOVE_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
-    let duel = DUEL_SQUARES.count();
-    TextTable::new(duel * duel, |pair, out| {
-        let (from, to) = DUEL_SQUARES.pair_squares(pair);
-        let back = None;
-        write_action(&Action::Duel { from, to, back }, out);
-    })
-});
-static DUEL_BACK_TEXTS: LazyLock<TextTable> = LazyLock::new(|| {
-    triple_table(DUEL_SQUARES, MAIN_SQUARES, |from, to, back| Action::Duel {
+
+/// The action numbered `index` in [`ACTION_TEXTS`]: the inverse of [`table_index`].
+fn table_action(index: usize) -> Action {
+    let third = |i: usize, pairs: SquareIndex, extra: SquareIndex| {
+        let (from, to) = pairs.pair_squares(i / extra.count());
+        (from, to, extra.square(i % extra.count()))
+    };
+    if index < MAIN_PAIRS {
+        let (from, to) = MAIN_SQUARES.pair_squares(index);
+        return Action::Main {
+            from,
+            to,
+            place: None,
+        };
+    }
+    let index = index - MAIN_PAIRS;
+    if index < MAIN_PLACES {
+        let (from, to, place) = third(index, MAIN_SQUARES, DUEL_SQUARES);
+        return Action::Main {
+            from,
+            to,
+            place: Some(place),
+        };
+    }
+    let index = index - MAIN_PLACES;
+    if index < DUEL_PAIRS {
+        let (from, to) = DUEL_SQUARES.pair_squares(index);
+        return Action::Duel {
+            from,
+            to,
+            back: None,
+        };
+    }
+    let (from, to, back) = third(index - DUEL_PAIRS, DUEL_SQUARES, MAIN_SQUARES);
+    Action::Duel {
         from,
         to,
         back: Some(back),
-    })
-});
-
-/// The texts of `action(from, to, third)` for every pair of `pairs` squares and every
-/// `third` square, numbered as [`triple_index`] numbers them.
-fn triple_table(
-    pairs: SquareIndex,
-    third: SquareIndex,
-    action: impl Fn(Coord, Coord, Coord) -> Action,
-) -> TextTable {
-    let (n, m) = (pairs.count(), third.count());
-    TextTable::new(n * n * m, |i, out| {
-        let (from, to) = pairs.pair_squares(i / m);
-        write_action(&action(from, to, third.square(i % m)), out);
-    })
+    }
 }
 
-fn triple_index(
-    pairs: SquareIndex,
-    third: SquareIndex,
-    from: Coord,
-    to: Coord,
-    extra: Coord,
-) -> Option<usize> {
-    Some(pairs.pair(from, to)? * third.count() + third.of(extra)?)
-}
-
-/// The machine form as a snapshot label, borrowed from the tables above.
-pub(super) fn action_label(action: &Action) -> Label {
-    let spelled = || action_machine(action);
+/// The number of `action`'s text in [`ACTION_TEXTS`], or `None` for a square off the boards.
+fn table_index(action: &Action) -> Option<usize> {
+    let triple = |pairs: SquareIndex, extra: SquareIndex, from, to, third| {
+        Some(pairs.pair(from, to)? * extra.count() + extra.of(third)?)
+    };
     match *action {
         Action::Main {
             from,
             to,
             place: None,
-        } => MAIN_MOVE_TEXTS.label(from, to, spelled),
+        } => MAIN_SQUARES.pair(from, to),
         Action::Main {
             from,
             to,
             place: Some(place),
-        } => {
-            let index = triple_index(MAIN_SQUARES, DUEL_SQUARES, from, to, place);
-            MAIN_PLACE_TEXTS.label(index, spelled)
-        }
+        } => Some(MAIN_PAIRS + triple(MAIN_SQUARES, DUEL_SQUARES, from, to, place)?),
         Action::Duel {
             from,
             to,
             back: None,
-        } => DUEL_MOVE_TEXTS.label(DUEL_SQUARES.pair(from, to), spelled),
+        } => Some(MAIN_PAIRS + MAIN_PLACES + DUEL_SQUARES.pair(from, to)?),
         Action::Duel {
             from,
             to,
             back: Some(back),
-        } => {
-            let index = triple_index(DUEL_SQUARES, MAIN_SQUARES, from, to, back);
-            DUEL_BACK_TEXTS.label(index, spelled)
-        }
+        } => Some(
+            MAIN_PAIRS
+                + MAIN_PLACES
+                + DUEL_PAIRS
+                + triple(DUEL_SQUARES, MAIN_SQUARES, from, to, back)?,
+        ),
     }
+}
+
+/// The labels of `actions` in byte order, as a snapshot lists them, borrowed from
+/// [`ACTION_TEXTS`].
+pub(super) fn sorted_action_labels(actions: &[Action]) -> Vec<Label> {
+    ACTION_TEXTS.sorted_labels(actions, |a| table_index(a), |a| action_machine(a))
 }
 
 /// The machine notation of an action.

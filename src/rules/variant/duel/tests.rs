@@ -151,18 +151,22 @@ fn borrowed_action_labels_are_the_machine_notation() {
             actions.push(Action::Duel { from, to, back });
         }
     }
-    for action in &actions {
-        let label = notation::action_label(action);
-        assert!(matches!(label, Cow::Borrowed(_)), "{action:?} is spelled");
-        assert_eq!(label, notation::action_machine(action), "{action:?}");
-    }
-    // Off both boards: spelled, and still right.
+    // Every one of them borrowed, and the list in the byte order of the texts.
+    let labels = notation::sorted_action_labels(&actions);
+    assert!(labels.iter().all(|label| matches!(label, Cow::Borrowed(_))));
+    let mut machine: Vec<String> = actions.iter().map(notation::action_machine).collect();
+    machine.sort();
+    assert_eq!(labels, machine);
+    // Off both boards: spelled, and still right and in order among the others.
     let off = Action::Main {
         from: Coord::new(7, 0),
         to: Coord::new(0, 0),
         place: None,
     };
-    assert_eq!(notation::action_label(&off), notation::action_machine(&off));
+    let some: Vec<Action> = actions.iter().step_by(97).copied().chain([off]).collect();
+    let mut machine: Vec<String> = some.iter().map(notation::action_machine).collect();
+    machine.sort();
+    assert_eq!(notation::sorted_action_labels(&some), machine);
 }
 
 #[test]
