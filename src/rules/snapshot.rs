@@ -22,7 +22,9 @@ use std::sync::{Arc, OnceLock};
 
 /// The name of a board or square in a snapshot: usually static text shared by every snapshot
 /// (`main`, `e4`: see [`crate::rules::geometry::Coord::label`]), so naming each piece's square
-/// on every move allocates nothing.
+/// on every move allocates nothing. A borrowed label is always the server's own text and needs
+/// no JSON escape (no control character, `"` or `\`): the live game's event writer copies it
+/// as it is, and checks this in debug builds. Anything spelled at run time is `Owned`.
 pub type Label = Cow<'static, str>;
 
 /// Everything a client needs to draw and play a position.

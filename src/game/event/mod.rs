@@ -304,7 +304,9 @@ mod tests {
         ];
         for list in lists {
             let (mut update, _) = game.snapshot().into_update(&[]);
-            update.legal_actions = list.iter().map(|&t| Cow::Borrowed(t)).collect();
+            // Owned, as a variant's spelled actions are: a borrowed label is the server's own
+            // static text, which needs no escape (`json`'s writer relies on it).
+            update.legal_actions = list.iter().map(|&t| Cow::Owned(t.to_string())).collect();
             let event = GameEvent::Action {
                 ply: 1,
                 machine: "quote\"d".into(),
