@@ -164,8 +164,8 @@ impl SquareIndex {
         SquareIndex { files, ranks }
     }
 
-    pub fn count(self) -> usize {
-        usize::from(self.files) * usize::from(self.ranks)
+    pub const fn count(self) -> usize {
+        self.files as usize * self.ranks as usize
     }
 
     /// The number of `square`, or `None` off the rectangle.
@@ -382,7 +382,7 @@ impl PairTexts {
 }
 
 /// The indices of the set bits of `word`, lowest first.
-fn set_bits(word: u64) -> impl Iterator<Item = usize> {
+pub fn set_bits(word: u64) -> impl Iterator<Item = usize> {
     let mut rest = word;
     std::iter::from_fn(move || {
         if rest == 0 {

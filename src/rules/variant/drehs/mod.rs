@@ -23,7 +23,7 @@ pub mod record;
 
 use crate::rules::dice::DiceSource;
 use crate::rules::geometry::{
-    Coord, Mailbox, Shape, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
+    set_bits, Coord, Mailbox, Shape, SquareIndex, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::snapshot::{
     shared_boards, BoardSpec, Label, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll,
@@ -100,32 +100,14 @@ fn max_life(role: Role) -> u8 {
     }
 }
 
-/// The board's side: Davey Drehs is played on 8x8, so a set of squares fits a `u64`, bit
-/// `rank * 8 + file`.
+/// The board's side: Davey Drehs is played on 8x8, so a set of squares fits a `u64`, one bit
+/// per square as [`BIT_SQUARES`] numbers them (`rank * 8 + file`).
 const SIDE: u8 = 8;
+const BIT_SQUARES: SquareIndex = SquareIndex::new(SIDE, SIDE);
 
 /// The bit of `c` in a set of squares.
 fn square_bit(c: Coord) -> u64 {
-    1u64 << (u32::from(c.rank) * u32::from(SIDE) + u32::from(c.file))
-}
-
-/// The square of bit `index` of a set of squares.
-fn square_at_bit(index: usize) -> Coord {
-    let side = usize::from(SIDE);
-    Coord::new((index % side) as u8, (index / side) as u8)
-}
-
-/// The indices of the set bits of `set`, lowest first.
-fn bit_indices(set: u64) -> impl Iterator<Item = usize> {
-    let mut rest = set;
-    std::iter::from_fn(move || {
-        if rest == 0 {
-            return None;
-        }
-        let index = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        Some(index)
-    })
+    BIT_SQUARES.of(c).map_or(0, |index| 1u64 << index)
 }
 
 /// For each square (by bit index), the set of squares a knight's leap away.
@@ -136,7 +118,10 @@ const fn knight_reach() -> [u64; 64] {
     let mut reach = [0u64; 64];
     let mut square = 0;
     while square < 64 {
-        let (file, rank) = ((square % 8) as i8, (square / 8) as i8);
+        let (file, rank) = (
+            (square % SIDE as usize) as i8,
+            (square / SIDE as usize) as i8,
+        );
         let mut leap = 0;
         while leap < KNIGHT_LEAPS.len() {
             let (f, r) = (file + KNIGHT_LEAPS[leap].0, rank + KNIGHT_LEAPS[leap].1);
@@ -640,8 +625,8 @@ impl Drehs {
                 enemies |= bit;
             }
         }
-        for to_index in bit_indices(!occupied) {
-            let to = square_at_bit(to_index);
+        for to_index in set_bits(!occupied) {
+            let to = BIT_SQUARES.square(to_index);
             if !wanted(to) {
                 continue;
             }
@@ -651,10 +636,10 @@ impl Drehs {
                 attack: None,
             });
             let targets = KNIGHT_REACH.get(to_index).copied().unwrap_or(0) & enemies;
-            out.extend(bit_indices(targets).map(|target| Action::Teleport {
+            out.extend(set_bits(targets).map(|target| Action::Teleport {
                 from,
                 to,
-                attack: Some(square_at_bit(target)),
+                attack: Some(BIT_SQUARES.square(target)),
             }));
         }
     }

@@ -66,10 +66,10 @@ const DUEL_SQUARES: SquareIndex = SquareIndex::new(3, 3);
 
 /// How many texts of each kind [`ACTION_TEXTS`] holds, in its order: Main moves, Main
 /// captures with a Duel square, Duel moves, Duel captures with a Main square.
-const MAIN_PAIRS: usize = (5 * 7) * (5 * 7);
-const MAIN_PLACES: usize = MAIN_PAIRS * (3 * 3);
-const DUEL_PAIRS: usize = (3 * 3) * (3 * 3);
-const DUEL_BACKS: usize = DUEL_PAIRS * (5 * 7);
+const MAIN_PAIRS: usize = MAIN_SQUARES.count() * MAIN_SQUARES.count();
+const MAIN_PLACES: usize = MAIN_PAIRS * DUEL_SQUARES.count();
+const DUEL_PAIRS: usize = DUEL_SQUARES.count() * DUEL_SQUARES.count();
+const DUEL_BACKS: usize = DUEL_PAIRS * MAIN_SQUARES.count();
 
 /// The machine form of every action's common shapes, built once and numbered by
 /// [`table_index`]: Main moves (`b2b3`), Main captures with the Duel square the victim goes to
