@@ -22,6 +22,7 @@
 //! The rules as implemented, both notations and every decision the sources leave open are in
 //! `docs/rules/duel.md`.
 
+mod bitboard;
 mod moves;
 mod notation;
 
@@ -37,6 +38,7 @@ use crate::rules::{
     EndReason, IllegalAction, Outcome, ParseActionError, ParsePositionError, Rules, Snapshot,
     Variant,
 };
+use bitboard::MainBits;
 use moves::{Landing, PawnRights};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
@@ -155,28 +157,9 @@ impl Duel {
         self.duel.get(c).copied()
     }
 
-    fn king_square(&self, color: Color) -> Option<Coord> {
-        self.main
-            .occupied()
-            .find(|(_, m)| m.piece == Piece::new(color, Role::King))
-            .map(|(c, _)| c)
-    }
-
-    /// Whether any man of `by` on `board` attacks `target`.
-    fn main_attacked(board: &Mailbox<Man>, target: Coord, by: Color) -> bool {
-        let piece_at = |c: Coord| board.get(c).map(|m| m.piece);
-        board.occupied().any(|(from, man)| {
-            man.piece.color == by
-                && moves::attacks(board.shape(), &piece_at, from, man.piece, target)
-        })
-    }
-
     /// Whether `color`'s king is attacked on `board`.
     fn king_attacked(board: &Mailbox<Man>, color: Color) -> bool {
-        board
-            .occupied()
-            .find(|(_, m)| m.piece == Piece::new(color, Role::King))
-            .is_some_and(|(king, _)| Self::main_attacked(board, king, color.other()))
+        MainBits::of(board).king_attacked(color)
     }
 
     /// Whether the side to move is in check.
@@ -205,18 +188,19 @@ impl Duel {
 
     /// The Duel squares a man captured by the side to move may be put on.
     fn placement_squares(&self) -> Vec<Coord> {
-        let shape = duel_shape();
-        if self.duel_is_full() {
-            shape
-                .squares()
-                .filter(|&c| self.duel.get(c).is_some_and(|p| p.color == self.turn))
-                .collect()
-        } else {
-            shape
-                .squares()
-                .filter(|&c| self.duel.is_empty_square(c))
-                .collect()
-        }
+        // The Duel board has no holes: every cell is a square.
+        let full = self.duel_is_full();
+        let shape = self.duel.shape();
+        self.duel
+            .cells()
+            .iter()
+            .enumerate()
+            .filter(|(_, cell)| match cell {
+                Some(piece) => full && piece.color == self.turn,
+                None => !full,
+            })
+            .map(|(index, _)| shape.coord(index))
+            .collect()
     }
 
     fn main_targets(&self, from: Coord, man: Man, out: &mut Vec<(Coord, Landing)>) {
@@ -238,39 +222,6 @@ impl Duel {
         moves::targets(self.duel.shape(), &piece_at, from, piece, rights, out);
     }
 
-    /// Whether moving `from`→`to` (removing an en-passant victim) leaves the mover's king,
-    /// which stands on `king` (`None` if it has none), attacked. `scratch` is a copy of the
-    /// Main board, used and restored.
-    fn exposes_king(
-        scratch: &mut Mailbox<Man>,
-        king: Option<Coord>,
-        from: Coord,
-        to: Coord,
-        landing: Landing,
-    ) -> bool {
-        let moving = scratch.take(from);
-        let Some(mover) = moving else {
-            return false;
-        };
-        let victim_square = match landing {
-            Landing::EnPassant => Coord::new(to.file, from.rank),
-            _ => to,
-        };
-        let victim = scratch.take(victim_square);
-        scratch.set(to, moving);
-        let king = if mover.piece.role == Role::King {
-            Some(to)
-        } else {
-            king
-        };
-        let exposed =
-            king.is_some_and(|king| Self::main_attacked(scratch, king, mover.piece.color.other()));
-        scratch.take(to);
-        scratch.set(victim_square, victim);
-        scratch.set(from, moving);
-        exposed
-    }
-
     /// Whether a move of a man other than the king from `from` may leave the king on `king`
     /// attacked, when it is not attacked now: only by uncovering a line through `from`, since
     /// sliders alone attack along lines and leapers' attacks do not depend on what stands
@@ -281,15 +232,6 @@ impl Duel {
         landing == Landing::EnPassant || df == 0 || dr == 0 || df.abs() == dr.abs()
     }
 
-    /// Whether a man of the side to move dropped on `square` would give check.
-    fn drop_gives_check(&self, square: Coord, piece: Piece) -> bool {
-        let Some(king) = self.king_square(piece.color.other()) else {
-            return false;
-        };
-        let piece_at = |c: Coord| self.main.get(c).map(|m| m.piece);
-        moves::attacks(self.main.shape(), &piece_at, square, piece, king)
-    }
-
     /// Every legal action, ignoring whether the game has already ended.
     fn generate(&self) -> &[Action] {
         self.generated.get_or_init(|| self.generate_uncached())
@@ -297,48 +239,31 @@ impl Duel {
 
     fn generate_uncached(&self) -> Vec<Action> {
         let us = self.turn;
-        let mut scratch = self.main.clone();
-        let mut actions = Vec::new();
-        let mut targets = Vec::new();
+        let bits = MainBits::of(&self.main);
+        // Room for most positions' lists: captures fan out over the Duel squares.
+        let mut actions = Vec::with_capacity(64);
         let placements = self.placement_squares();
-        // Found once: most moves are then judged safe by geometry alone (`may_uncover`).
-        let king = self.king_square(us);
-        let in_check = king.is_some_and(|king| Self::main_attacked(&self.main, king, us.other()));
-        for (from, man) in self.main.occupied() {
-            if man.piece.color != us {
-                continue;
+        let king = bits.king(us);
+        let in_check = king.is_some_and(|king| bits.attacked(king, us.other()));
+        bits.legal_moves(us, self.en_passant, king, in_check, |from, to, landing| {
+            if landing == Landing::Quiet {
+                actions.push(Action::Main {
+                    from,
+                    to,
+                    place: None,
+                });
+            } else {
+                actions.extend(placements.iter().map(|&place| Action::Main {
+                    from,
+                    to,
+                    place: Some(place),
+                }));
             }
-            targets.clear();
-            self.main_targets(from, *man, &mut targets);
-            for &(to, landing) in &targets {
-                let needs_check = in_check
-                    || man.piece.role == Role::King
-                    || king.is_some_and(|king| Self::may_uncover(king, from, landing));
-                if needs_check && Self::exposes_king(&mut scratch, king, from, to, landing) {
-                    continue;
-                }
-                if landing == Landing::Quiet {
-                    actions.push(Action::Main {
-                        from,
-                        to,
-                        place: None,
-                    });
-                } else {
-                    actions.extend(placements.iter().map(|&place| Action::Main {
-                        from,
-                        to,
-                        place: Some(place),
-                    }));
-                }
-            }
-        }
+        });
         if !self.duel_is_active() {
             return actions;
         }
-        let empty_main: Vec<Coord> = main_shape()
-            .squares()
-            .filter(|&c| self.main.is_empty_square(c))
-            .collect();
+        let mut targets = Vec::new();
         for (from, piece) in self.duel.occupied() {
             if piece.color != us {
                 continue;
@@ -356,8 +281,8 @@ impl Duel {
                     }
                     continue;
                 }
-                for &back in &empty_main {
-                    if self.return_is_allowed(*piece, back, in_check) {
+                for back in bits.empty_squares() {
+                    if Self::return_is_allowed(&bits, *piece, back, in_check) {
                         actions.push(Action::Duel {
                             from,
                             to,
@@ -370,19 +295,14 @@ impl Duel {
         actions
     }
 
-    /// Whether the side to move may return `piece` to the empty Main square `back`: it must
-    /// not give check, and when the own king is in check it must block it (a drop uncovers
-    /// nothing, so only a check in progress matters).
-    fn return_is_allowed(&self, piece: Piece, back: Coord, in_check: bool) -> bool {
-        if self.drop_gives_check(back, piece) {
+    /// Whether the side to move may return `piece` to the empty Main square `back` of
+    /// `main`: it must not give check, and when the own king is in check it must block it (a
+    /// drop uncovers nothing, so only a check in progress matters).
+    fn return_is_allowed(main: &MainBits, piece: Piece, back: Coord, in_check: bool) -> bool {
+        if main.drop_gives_check(back, piece) {
             return false;
         }
-        if !in_check {
-            return true;
-        }
-        let mut board = self.main.clone();
-        board.set(back, Some(Man::new(piece)));
-        !Self::king_attacked(&board, piece.color)
+        !in_check || !main.with(back, piece).king_attacked(piece.color)
     }
 
     /// Whether the side to move has at least one legal action.
@@ -578,7 +498,7 @@ impl Duel {
                         "return_square_occupied",
                         format!("{} is not an empty Main square", back.name()),
                     ),
-                    (_, Some(back)) if self.drop_gives_check(back, piece) => IllegalAction::rule(
+                    (_, Some(back)) if MainBits::of(&self.main).drop_gives_check(back, piece) => IllegalAction::rule(
                         "return_gives_check",
                         format!("a man returned to {} would give check", back.name()),
                     ),
@@ -851,11 +771,12 @@ impl Rules for Duel {
                     },
                 }),
         );
+        let bits = MainBits::of(&self.main);
         let check = Color::ALL
             .into_iter()
-            .filter(|&color| Self::king_attacked(&self.main, color))
-            .filter_map(|color| self.king_square(color))
-            .map(|c| SquareRef::main(c.label()))
+            .filter(|&color| bits.king_attacked(color))
+            .filter_map(|color| bits.king(color))
+            .map(|cell| SquareRef::main(bitboard::coord(cell).label()))
             .collect();
         let legal_actions = self.sorted_machine();
         let has_action = !legal_actions.is_empty();

@@ -40,11 +40,11 @@ pub(super) fn pawn_forward(color: Color) -> i8 {
 }
 
 /// The Dabbabah's four leaps.
-const DABBABAH_LEAPS: [(i8, i8); 4] = [(2, 0), (-2, 0), (0, 2), (0, -2)];
+pub(super) const DABBABAH_LEAPS: [(i8, i8); 4] = [(2, 0), (-2, 0), (0, 2), (0, -2)];
 
 /// The square a Dabbabah lands on leaping `(df, dr)` (one of [`DABBABAH_LEAPS`]) from `from`,
 /// if the square it jumps over and the landing square both exist.
-fn dabbabah_landing(shape: &Shape, from: Coord, df: i8, dr: i8) -> Option<Coord> {
+pub(super) fn dabbabah_landing(shape: &Shape, from: Coord, df: i8, dr: i8) -> Option<Coord> {
     let over = shape.step(from, df / 2, dr / 2)?;
     shape.step(over, df / 2, dr / 2)
 }
@@ -140,49 +140,5 @@ fn slider_directions(role: Role) -> &'static [(i8, i8)] {
         Role::Bishop => &DIAGONAL,
         Role::Rook => &ORTHOGONAL,
         _ => &KING_STEPS,
-    }
-}
-
-/// Whether `piece` on `from` attacks `target` (whatever stands there).
-pub(super) fn attacks(
-    shape: &Shape,
-    piece_at: &dyn Fn(Coord) -> Option<Piece>,
-    from: Coord,
-    piece: Piece,
-    target: Coord,
-) -> bool {
-    let df = i16::from(target.file) - i16::from(from.file);
-    let dr = i16::from(target.rank) - i16::from(from.rank);
-    match piece.role {
-        Role::Pawn => df.abs() == 1 && dr == i16::from(pawn_forward(piece.color)),
-        Role::Knight => KNIGHT_LEAPS
-            .iter()
-            .any(|&(f, r)| i16::from(f) == df && i16::from(r) == dr),
-        Role::King => df.abs() <= 1 && dr.abs() <= 1 && (df, dr) != (0, 0),
-        Role::Dabbabah => DABBABAH_LEAPS.iter().any(|&(f, r)| {
-            i16::from(f) == df
-                && i16::from(r) == dr
-                && dabbabah_landing(shape, from, f, r) == Some(target)
-        }),
-        Role::Bishop | Role::Rook | Role::Queen => {
-            let aligned = match piece.role {
-                Role::Bishop => df.abs() == dr.abs() && df != 0,
-                Role::Rook => (df == 0) != (dr == 0),
-                _ => (df.abs() == dr.abs() && df != 0) || ((df == 0) != (dr == 0)),
-            };
-            if !aligned {
-                return false;
-            }
-            let (step_f, step_r) = (df.signum() as i8, dr.signum() as i8);
-            for square in shape.ray(from, step_f, step_r) {
-                if square == target {
-                    return true;
-                }
-                if piece_at(square).is_some() {
-                    return false;
-                }
-            }
-            false
-        }
     }
 }

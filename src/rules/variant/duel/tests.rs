@@ -354,3 +354,58 @@ fn a_full_duel_board_without_own_men_allows_no_main_capture() {
         Err("no_placement")
     );
 }
+
+/// Whether a man of `by` attacks `target`, found by walking the board with
+/// [`moves::targets`]: with an enemy knight put on the target, does any man of `by` list it
+/// as a capture?
+fn attacked_by_walking(board: &Mailbox<Man>, target: Coord, by: Color) -> bool {
+    let mut board = board.clone();
+    board.set(target, Some(Man::new(Piece::new(by.other(), Role::Knight))));
+    let piece_at = |c: Coord| board.get(c).map(|m| m.piece);
+    let mut targets = Vec::new();
+    let attacked = board.occupied().any(|(from, man)| {
+        targets.clear();
+        let rights = moves::PawnRights::default();
+        if man.piece.color != by {
+            return false;
+        }
+        moves::targets(
+            board.shape(),
+            &piece_at,
+            from,
+            man.piece,
+            rights,
+            &mut targets,
+        );
+        targets.contains(&(target, Landing::Capture))
+    });
+    attacked
+}
+
+#[test]
+fn bitmap_attacks_agree_with_walking_the_board() {
+    let mut checked = 0;
+    let mut attacked = 0;
+    for position in random_positions() {
+        let game = game(&position);
+        let bits = MainBits::of(&game.main);
+        for target in main_shape().squares() {
+            for by in Color::ALL {
+                let cell = main_shape().index(target);
+                let expected = attacked_by_walking(&game.main, target, by);
+                assert_eq!(
+                    bits.attacked(cell, by),
+                    expected,
+                    "{target:?} attacked by {by:?} at {position}"
+                );
+                checked += 1;
+                attacked += usize::from(expected);
+            }
+        }
+    }
+    // Enough of both answers that the agreement means something.
+    assert!(
+        checked > 3_000 && attacked > 500,
+        "{checked} tests, {attacked} attacked"
+    );
+}
