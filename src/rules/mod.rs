@@ -9,6 +9,7 @@
 //! Layers above talk to the engine in text: position notation in and out, actions in each
 //! variant's machine notation (and a human form for move lists), and a JSON [`Snapshot`].
 
+pub mod bitboard;
 pub mod dice;
 pub mod error;
 pub mod geometry;

@@ -21,10 +21,9 @@
 pub mod notation;
 pub mod record;
 
+use crate::rules::bitboard::{sliders, KING_ATTACKS, KNIGHT_ATTACKS};
 use crate::rules::dice::DiceSource;
-use crate::rules::geometry::{
-    set_bits, Coord, Mailbox, Shape, SquareIndex, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
-};
+use crate::rules::geometry::{set_bits, Coord, Mailbox, Shape, SquareIndex, KING_STEPS};
 use crate::rules::snapshot::{
     shared_boards, BoardSpec, Label, LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll,
     SquareRef,
@@ -105,34 +104,62 @@ fn max_life(role: Role) -> u8 {
 const SIDE: u8 = 8;
 const BIT_SQUARES: SquareIndex = SquareIndex::new(SIDE, SIDE);
 
-/// The bit of `c` in a set of squares.
-fn square_bit(c: Coord) -> u64 {
-    BIT_SQUARES.of(c).map_or(0, |index| 1u64 << index)
+/// Who stands where, as sets of squares seen by the side to move: worked out once per search
+/// for the sliders' tables ([`sliders`]), the steps and the knights' teleports.
+#[derive(Clone, Copy)]
+struct Occupancy {
+    occupied: u64,
+    enemies: u64,
 }
 
-/// For each square (by bit index), the set of squares a knight's leap away.
-static KNIGHT_REACH: [u64; 64] = knight_reach();
-
-const fn knight_reach() -> [u64; 64] {
-    let side = SIDE as i8;
-    let mut reach = [0u64; 64];
-    let mut square = 0;
-    while square < 64 {
-        let (file, rank) = (
-            (square % SIDE as usize) as i8,
-            (square / SIDE as usize) as i8,
-        );
-        let mut leap = 0;
-        while leap < KNIGHT_LEAPS.len() {
-            let (f, r) = (file + KNIGHT_LEAPS[leap].0, rank + KNIGHT_LEAPS[leap].1);
-            if f >= 0 && f < side && r >= 0 && r < side {
-                reach[square] |= 1u64 << (r * side + f);
+impl Occupancy {
+    fn of(board: &Mailbox<Unit>, color: Color) -> Occupancy {
+        let mut occupancy = Occupancy {
+            occupied: 0,
+            enemies: 0,
+        };
+        // An 8x8 mailbox's cells are in bit order (`rank * 8 + file`).
+        for (index, unit) in board.cells().iter().enumerate().take(64) {
+            if let Some(unit) = unit {
+                let bit = 1u64 << index;
+                occupancy.occupied |= bit;
+                if unit.piece.color != color {
+                    occupancy.enemies |= bit;
+                }
             }
-            leap += 1;
         }
-        square += 1;
+        occupancy
     }
-    reach
+}
+
+/// The moves to the empty squares of `reach` and the attacks on its enemies, from `from`,
+/// limited to the `wanted` squares.
+fn step_or_attack_all(
+    from: Coord,
+    reach: u64,
+    occupancy: Occupancy,
+    wanted: &dyn Fn(Coord) -> bool,
+    out: &mut Vec<Action>,
+) {
+    for target in set_bits(reach & (!occupancy.occupied | occupancy.enemies)) {
+        let to = BIT_SQUARES.square(target);
+        if !wanted(to) {
+            continue;
+        }
+        out.push(if occupancy.occupied & (1u64 << target) == 0 {
+            Action::Move {
+                from,
+                to,
+                promotion: None,
+            }
+        } else {
+            Action::Attack {
+                from,
+                to,
+                promotion: None,
+            }
+        });
+    }
 }
 
 /// The weapon dice of a `role`, as (how many, sides): a pawn in a dyad wields two.
@@ -534,17 +561,18 @@ impl Drehs {
                 }
             }
         }
+        let occupancy = Occupancy::of(&self.board, color);
         match origin {
             None => {
                 for (from, unit) in self.board.occupied() {
                     if unit.piece.color == color {
-                        self.piece_actions(from, *unit, &wanted, out);
+                        self.piece_actions(from, *unit, occupancy, &wanted, out);
                     }
                 }
             }
             Some(Some(from)) => {
                 if let Some(unit) = self.board.get(from).filter(|u| u.piece.color == color) {
-                    self.piece_actions(from, *unit, &wanted, out);
+                    self.piece_actions(from, *unit, occupancy, &wanted, out);
                 }
             }
             Some(None) => {}
@@ -555,47 +583,46 @@ impl Drehs {
         &self,
         from: Coord,
         unit: Unit,
+        occupancy: Occupancy,
         wanted: &dyn Fn(Coord) -> bool,
         out: &mut Vec<Action>,
     ) {
         let color = unit.piece.color;
-        let shape = self.board.shape();
+        let Some(square) = BIT_SQUARES.of(from) else {
+            return;
+        };
+        let reach = |table: &[u64; 64]| table.get(square).copied().unwrap_or(0);
+        let index = square as u8;
+        let occupied = occupancy.occupied;
         match unit.piece.role {
             Role::Pawn => self.pawn_actions(from, color, wanted, out),
             Role::Knight => {
-                for &(df, dr) in &KNIGHT_LEAPS {
-                    if let Some(to) = shape.step(from, df, dr).filter(|&c| wanted(c)) {
-                        self.step_or_attack(from, to, color, out);
-                    }
-                }
-                self.teleport_actions(from, color, wanted, out);
+                step_or_attack_all(from, reach(&KNIGHT_ATTACKS), occupancy, wanted, out);
+                self.teleport_actions(from, occupancy, wanted, out);
             }
-            Role::Bishop => self.slide(from, color, &DIAGONAL, wanted, out),
+            Role::Bishop => {
+                let reach = sliders().bishop(index, occupied);
+                step_or_attack_all(from, reach, occupancy, wanted, out);
+            }
             Role::Rook => {
-                self.slide(from, color, &ORTHOGONAL, wanted, out);
-                for &(df, dr) in &ORTHOGONAL {
-                    let target = shape
-                        .ray(from, df, dr)
-                        .enumerate()
-                        .find(|(_, c)| !self.board.is_empty_square(*c));
-                    if let Some((steps, to)) = target {
-                        let distance = steps as u8 + 1;
-                        if CANNON_RANGE.contains(&distance)
-                            && self.is_enemy(to, color)
-                            && wanted(to)
-                        {
-                            out.push(Action::Cannon { from, to });
-                        }
+                let reach = sliders().rook(index, occupied);
+                step_or_attack_all(from, reach, occupancy, wanted, out);
+                // The cannon fires along the same lines, at the first man met: an enemy
+                // within its range.
+                for target in set_bits(reach & occupancy.enemies) {
+                    let to = BIT_SQUARES.square(target);
+                    let distance = from.file.abs_diff(to.file).max(from.rank.abs_diff(to.rank));
+                    if CANNON_RANGE.contains(&distance) && wanted(to) {
+                        out.push(Action::Cannon { from, to });
                     }
                 }
             }
-            Role::Queen => self.slide(from, color, &KING_STEPS, wanted, out),
+            Role::Queen => {
+                let reach = sliders().queen(index, occupied);
+                step_or_attack_all(from, reach, occupancy, wanted, out);
+            }
             Role::King => {
-                for &(df, dr) in &KING_STEPS {
-                    if let Some(to) = shape.step(from, df, dr).filter(|&c| wanted(c)) {
-                        self.step_or_attack(from, to, color, out);
-                    }
-                }
+                step_or_attack_all(from, reach(&KING_ATTACKS), occupancy, wanted, out);
                 if wanted(from) && self.heal_targets(from, color).next().is_some() {
                     out.push(Action::Heal { king: from });
                 }
@@ -612,19 +639,11 @@ impl Drehs {
     fn teleport_actions(
         &self,
         from: Coord,
-        color: Color,
+        occupancy: Occupancy,
         wanted: &dyn Fn(Coord) -> bool,
         out: &mut Vec<Action>,
     ) {
-        let mut occupied = 0u64;
-        let mut enemies = 0u64;
-        for (c, unit) in self.board.occupied() {
-            let bit = square_bit(c);
-            occupied |= bit;
-            if unit.piece.color != color {
-                enemies |= bit;
-            }
-        }
+        let Occupancy { occupied, enemies } = occupancy;
         for to_index in set_bits(!occupied) {
             let to = BIT_SQUARES.square(to_index);
             if !wanted(to) {
@@ -635,49 +654,12 @@ impl Drehs {
                 to,
                 attack: None,
             });
-            let targets = KNIGHT_REACH.get(to_index).copied().unwrap_or(0) & enemies;
+            let targets = KNIGHT_ATTACKS.get(to_index).copied().unwrap_or(0) & enemies;
             out.extend(set_bits(targets).map(|target| Action::Teleport {
                 from,
                 to,
                 attack: Some(BIT_SQUARES.square(target)),
             }));
-        }
-    }
-
-    fn step_or_attack(&self, from: Coord, to: Coord, color: Color, out: &mut Vec<Action>) {
-        if self.board.is_empty_square(to) {
-            out.push(Action::Move {
-                from,
-                to,
-                promotion: None,
-            });
-        } else if self.is_enemy(to, color) {
-            out.push(Action::Attack {
-                from,
-                to,
-                promotion: None,
-            });
-        }
-    }
-
-    fn slide(
-        &self,
-        from: Coord,
-        color: Color,
-        directions: &[(i8, i8)],
-        wanted: &dyn Fn(Coord) -> bool,
-        out: &mut Vec<Action>,
-    ) {
-        for &(df, dr) in directions {
-            for to in self.board.shape().ray(from, df, dr) {
-                let empty = self.board.is_empty_square(to);
-                if wanted(to) {
-                    self.step_or_attack(from, to, color, out);
-                }
-                if !empty {
-                    break;
-                }
-            }
         }
     }
 

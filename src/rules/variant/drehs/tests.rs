@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::rules::dice;
+use crate::rules::geometry::{DIAGONAL, KNIGHT_LEAPS, ORTHOGONAL};
 
 fn game(text: &str) -> Drehs {
     Drehs::from_position(text).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -523,6 +524,13 @@ mod properties {
     }
 }
 
+/// The machine texts of `actions`, sorted.
+fn sorted_texts(game: &Drehs, actions: &[Action]) -> Vec<String> {
+    let mut texts: Vec<String> = actions.iter().map(|a| game.action_to_machine(a)).collect();
+    texts.sort();
+    texts
+}
+
 /// The teleports as the rule states them: every empty square, alone and with each enemy a
 /// knight's leap from it, found by walking the board.
 fn teleports_square_by_square(game: &Drehs, from: Coord, color: Color) -> Vec<String> {
@@ -544,9 +552,7 @@ fn teleports_square_by_square(game: &Drehs, from: Coord, color: Color) -> Vec<St
             }
         }
     }
-    let mut texts: Vec<String> = out.iter().map(|a| game.action_to_machine(a)).collect();
-    texts.sort();
-    texts
+    sorted_texts(game, &out)
 }
 
 /// The search's bitmaps find exactly the teleports of the walk, in every position of a game
@@ -565,9 +571,8 @@ fn teleports_from_bitmaps_are_the_teleports_of_the_rule() {
             .collect();
         for from in knights {
             let mut found = Vec::new();
-            g.teleport_actions(from, color, &|_| true, &mut found);
-            let mut texts: Vec<String> = found.iter().map(|a| g.action_to_machine(a)).collect();
-            texts.sort();
+            g.teleport_actions(from, Occupancy::of(&g.board, color), &|_| true, &mut found);
+            let texts = sorted_texts(&g, &found);
             assert_eq!(
                 texts,
                 teleports_square_by_square(&g, from, color),
@@ -589,5 +594,117 @@ fn teleports_from_bitmaps_are_the_teleports_of_the_rule() {
     assert!(
         attacks_seen >= 200,
         "only {attacks_seen} attacking teleports checked"
+    );
+}
+
+/// The steps, slides, attacks and cannon shots of the man on `from` as the rules state them,
+/// found by walking its leaps and rays on the board (pawns, teleports, heals and castling
+/// aside).
+fn moves_square_by_square(game: &Drehs, from: Coord, unit: Unit) -> Vec<String> {
+    let shape = game.board.shape();
+    let color = unit.piece.color;
+    let mut out = Vec::new();
+    let land = |to: Coord, out: &mut Vec<Action>| {
+        if game.board.is_empty_square(to) {
+            out.push(Action::Move {
+                from,
+                to,
+                promotion: None,
+            });
+        } else if game.is_enemy(to, color) {
+            out.push(Action::Attack {
+                from,
+                to,
+                promotion: None,
+            });
+        }
+    };
+    const NONE: &[(i8, i8)] = &[];
+    let (steps, slides) = match unit.piece.role {
+        Role::Knight => (&KNIGHT_LEAPS[..], NONE),
+        Role::King => (&KING_STEPS[..], NONE),
+        Role::Bishop => (NONE, &DIAGONAL[..]),
+        Role::Rook => (NONE, &ORTHOGONAL[..]),
+        Role::Queen => (NONE, &KING_STEPS[..]),
+        _ => (NONE, NONE),
+    };
+    for &(df, dr) in steps {
+        if let Some(to) = shape.step(from, df, dr) {
+            land(to, &mut out);
+        }
+    }
+    for &(df, dr) in slides {
+        for (steps, to) in shape.ray(from, df, dr).enumerate() {
+            land(to, &mut out);
+            if !game.board.is_empty_square(to) {
+                let distance = steps as u8 + 1;
+                if unit.piece.role == Role::Rook
+                    && CANNON_RANGE.contains(&distance)
+                    && game.is_enemy(to, color)
+                {
+                    out.push(Action::Cannon { from, to });
+                }
+                break;
+            }
+        }
+    }
+    sorted_texts(game, &out)
+}
+
+/// The search's bitmaps and slider tables find exactly the moves, attacks and cannon shots
+/// of walking the board, for every man of both sides over a game played out with a fixed
+/// choice of actions.
+#[test]
+fn moves_from_bitmaps_are_the_moves_of_the_rule() {
+    let mut g = Drehs::start();
+    let (mut men_seen, mut attacks_seen, mut cannon_seen) = (0, 0, 0);
+    for step in 0..200usize {
+        for color in Color::ALL {
+            let occupancy = Occupancy::of(&g.board, color);
+            let men: Vec<(Coord, Unit)> = g
+                .board
+                .occupied()
+                .filter(|(_, u)| u.piece.color == color && u.piece.role != Role::Pawn)
+                .map(|(c, u)| (c, *u))
+                .collect();
+            for (from, unit) in men {
+                let mut found = Vec::new();
+                g.piece_actions(from, unit, occupancy, &|_| true, &mut found);
+                found.retain(|a| {
+                    matches!(
+                        a,
+                        Action::Move { .. } | Action::Attack { .. } | Action::Cannon { .. }
+                    )
+                });
+                let mut texts: Vec<String> = found.iter().map(|a| g.action_to_machine(a)).collect();
+                texts.sort();
+                assert_eq!(
+                    texts,
+                    moves_square_by_square(&g, from, unit),
+                    "{} from {}",
+                    g.position(),
+                    from.name()
+                );
+                men_seen += 1;
+                attacks_seen += found
+                    .iter()
+                    .filter(|a| matches!(a, Action::Attack { .. }))
+                    .count();
+                cannon_seen += found
+                    .iter()
+                    .filter(|a| matches!(a, Action::Cannon { .. }))
+                    .count();
+            }
+        }
+        let actions = g.legal_actions();
+        let Some(action) = actions.get(step.wrapping_mul(7919) % actions.len().max(1)) else {
+            break;
+        };
+        g.apply(action).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // Enough men, attacks and cannon shots that the agreement means something.
+    assert!(
+        men_seen >= 500 && attacks_seen >= 50 && cannon_seen >= 10,
+        "{men_seen} men, {attacks_seen} attacks, {cannon_seen} cannon shots"
     );
 }

@@ -8,7 +8,7 @@
 //! automatically (our policy for what FICS grants on a claim).
 //!
 //! Speed matters here (the perft benchmark), so the position is a set of bitboards
-//! (`position.rs`) with magic-bitboard slider tables (`bitboard.rs`), and [`Rules::perft`] is
+//! (`position.rs`) with magic-bitboard slider tables (`rules/bitboard.rs`), and [`Rules::perft`] is
 //! overridden with a bulk-counting search that does not allocate per node.
 //!
 //! ```text
@@ -23,14 +23,13 @@
 //!      a b c d e f g h
 //! ```
 
-mod bitboard;
 mod notation;
 mod position;
 
-use self::bitboard::{flip_diagonal, sliders, Squares};
 use self::position::{
     role_index, role_of, square_coord, square_name, Move, MoveList, Position, PAWN,
 };
+use crate::rules::bitboard::{flip_diagonal, sliders, Squares};
 use crate::rules::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::rules::outcome::{EndReason, Outcome};
 use crate::rules::snapshot::{

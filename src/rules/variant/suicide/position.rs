@@ -5,7 +5,7 @@
 //! check logic: the only twist is compulsory capture, i.e. if any capture (en passant included)
 //! exists, only captures are legal.
 
-use super::bitboard::{
+use crate::rules::bitboard::{
     bit, sliders, SliderTables, Squares, FILE_A, FILE_H, KING_ATTACKS, KNIGHT_ATTACKS,
     PAWN_ATTACKS, RANK_1, RANK_3, RANK_6, RANK_8,
 };

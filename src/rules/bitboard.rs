@@ -1,4 +1,5 @@
-//! Bitboards and attack tables for the Suicide engine.
+//! Bitboards and attack tables for 8x8 boards: the Suicide engine's position, and Davey
+//! Drehs' move search.
 //!
 //! A bitboard is a `u64` with bit `rank * 8 + file` set for each square of a set (a1 = bit 0,
 //! h1 = bit 7, h8 = bit 63). Leaper tables (knight, king, pawn) are `const`, computed at compile
