@@ -14,13 +14,13 @@
 //! independent reference generator checks the legal lists.
 
 use super::moves::{dabbabah_landing, pawn_forward, Landing, DABBABAH_LEAPS};
-use super::{main_shape, Man};
+use super::{main_shape, Man, MAIN_CELLS};
 use crate::rules::geometry::{set_bits, Coord, Mailbox, DIAGONAL, KING_STEPS, KNIGHT_LEAPS};
 use crate::rules::types::{Color, Piece, Role};
 use std::sync::LazyLock;
 
 /// Cells of the Main board's rectangle (the hole's included).
-const CELLS: usize = 35;
+const CELLS: usize = MAIN_CELLS;
 /// The Main board's files: a cell's index is `rank * FILES + file`.
 const FILES: usize = 5;
 /// The longest ray on a 5x7 board (a1 to a7).

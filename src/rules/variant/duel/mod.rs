@@ -106,11 +106,16 @@ pub enum Action {
     },
 }
 
-/// What makes two positions "the same" for threefold repetition.
+/// The cells of the Main board's rectangle (5x7, the hole's included).
+const MAIN_CELLS: usize = 35;
+
+/// What makes two positions "the same" for threefold repetition: both boards' cells, fixed
+/// arrays rather than copies of the mailboxes, since every move records one (a copy of a
+/// mailbox was four allocations).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PositionKey {
-    main: Mailbox<Man>,
-    duel: Mailbox<Piece>,
+    main: [Option<Man>; MAIN_CELLS],
+    duel: [Option<Piece>; DUEL_SQUARES],
     turn: Color,
     en_passant: Option<Coord>,
 }
@@ -139,9 +144,17 @@ pub struct Duel {
 
 impl Duel {
     fn key(&self) -> PositionKey {
+        let mut main = [None; MAIN_CELLS];
+        for (slot, cell) in main.iter_mut().zip(self.main.cells()) {
+            *slot = *cell;
+        }
+        let mut duel = [None; DUEL_SQUARES];
+        for (slot, cell) in duel.iter_mut().zip(self.duel.cells()) {
+            *slot = *cell;
+        }
         PositionKey {
-            main: self.main.clone(),
-            duel: self.duel.clone(),
+            main,
+            duel,
             turn: self.turn,
             en_passant: self.en_passant,
         }
