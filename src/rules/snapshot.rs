@@ -42,7 +42,10 @@ pub struct Snapshot {
     pub turn: Color,
     /// Plies played since the position this game started from.
     pub ply: u32,
-    pub last_action: Option<LastAction>,
+    /// Shared with the game that made the snapshot, which keeps its last action behind the
+    /// same `Arc`: a live game copies its state and takes a snapshot on every move, and each
+    /// copy of the action's texts and squares was several allocations.
+    pub last_action: Option<Arc<LastAction>>,
     /// Pieces that belong to the game but stand on no board (captured pieces waiting to
     /// return, pieces that may come back later…). Empty for most variants.
     pub off_board: Vec<OffBoardPiece>,
@@ -222,7 +225,7 @@ pub struct SnapshotUpdate {
     pub position: String,
     pub turn: Color,
     pub ply: u32,
-    pub last_action: Option<LastAction>,
+    pub last_action: Option<Arc<LastAction>>,
     pub off_board: Vec<OffBoardPiece>,
     pub check: Vec<SquareRef>,
     pub legal_actions: Vec<Label>,

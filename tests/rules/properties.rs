@@ -93,7 +93,7 @@ fn random_playout(variant: Variant, seed: u64, max_plies: usize) -> Result<(), S
                 played.human
             ));
         }
-        let shown = game.snapshot().last_action.map(|last| last.human);
+        let shown = game.snapshot().last_action.map(|last| last.human.clone());
         if shown.as_deref() != Some(human.as_str()) {
             return Err(format!("{here}: {action} ({human}) shown as {shown:?}"));
         }

@@ -12,6 +12,7 @@ use crate::game::clock::ClockView;
 use crate::rules::snapshot::{LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll, SquareRef};
 use crate::rules::{Color, Role};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A value written into a JSON text exactly as serde_json writes it.
 pub(super) trait WriteJson {
@@ -109,6 +110,12 @@ impl<T: WriteJson> WriteJson for Option<T> {
             Some(value) => value.write_json(out),
             None => out.extend_from_slice(b"null"),
         }
+    }
+}
+
+impl<T: WriteJson> WriteJson for Arc<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        T::write_json(self, out);
     }
 }
 

@@ -1075,7 +1075,7 @@ impl Rules for Chad {
                     action.to.name()
                 ));
             }
-            LastAction {
+            Arc::new(LastAction {
                 machine: action.machine(),
                 human: last.human.clone(),
                 squares: vec![
@@ -1084,7 +1084,7 @@ impl Rules for Chad {
                 ],
                 rolls: Vec::new(),
                 effects,
-            }
+            })
         });
         let check = Color::ALL
             .into_iter()

@@ -76,14 +76,6 @@ type PositionKey = [u8; KEY_LEN];
 /// One byte per square and one for the side to move.
 const KEY_LEN: usize = board::FILES as usize * board::RANKS as usize + 1;
 
-/// The action that led to the current position, with its human form (the check mark read
-/// off the position it led to).
-#[derive(Clone, Debug)]
-struct LastMove {
-    action: ChazzAction,
-    human: String,
-}
-
 /// A Do-Or-Die Chazz game: the position plus the history the draw rules need.
 #[derive(Clone, Debug)]
 pub struct Chazz {
@@ -96,7 +88,7 @@ pub struct Chazz {
     /// Positions since the last irreversible action (capture, promotion, self-destruct), the
     /// current one last.
     history: Vec<PositionKey>,
-    last: Option<LastMove>,
+    last: Option<Arc<LastAction>>,
     options: ChazzOptions,
     /// The legal actions and outcome of this position, worked out once when first asked:
     /// the layers above ask several questions of one position, and most positions made while
@@ -392,15 +384,17 @@ impl Chazz {
         }
     }
 
-    fn last_action(&self) -> Option<LastAction> {
-        let last = self.last.as_ref()?;
-        let squares = match last.action {
+    /// The last action as the snapshot shows it, for `action` just played (`human` its
+    /// notation): built once when the action is applied, then shared by the game's copies and
+    /// its snapshots.
+    fn describe_last(&self, action: &ChazzAction, human: String) -> LastAction {
+        let squares = match *action {
             ChazzAction::Move { from, to, .. } => vec![from, to],
             ChazzAction::SelfDestruct { from } => vec![from],
             ChazzAction::Pass => Vec::new(),
         };
         let mover = self.turn.other();
-        let effects = match last.action {
+        let effects = match *action {
             ChazzAction::SelfDestruct { from } => vec![format!(
                 "the {mover} pawn on {} left the board for good",
                 from.name()
@@ -408,16 +402,16 @@ impl Chazz {
             ChazzAction::Pass => vec![format!("{mover} could not move and passed")],
             ChazzAction::Move { .. } => Vec::new(),
         };
-        Some(LastAction {
-            machine: notation::to_machine(&last.action),
-            human: last.human.clone(),
+        LastAction {
+            machine: notation::to_machine(action),
+            human,
             squares: squares
                 .into_iter()
                 .map(|s| SquareRef::main(s.label()))
                 .collect(),
             rolls: Vec::new(),
             effects,
-        })
+        }
     }
 }
 
@@ -465,10 +459,8 @@ impl Rules for Chazz {
         }
         let san_body = notation::san_body(&self.board, action, &status.actions);
         self.play_unchecked(action);
-        self.last = Some(LastMove {
-            action: *action,
-            human: format!("{san_body}{}", self.check_mark()),
-        });
+        let human = format!("{san_body}{}", self.check_mark());
+        self.last = Some(Arc::new(self.describe_last(action, human)));
         Ok(())
     }
 
@@ -562,7 +554,7 @@ impl Rules for Chazz {
             pieces,
             turn: self.turn,
             ply: self.ply,
-            last_action: self.last_action(),
+            last_action: self.last.clone(),
             // Captured and self-destructed pieces are gone for good; nothing waits off-board.
             off_board: Vec::new(),
             check,

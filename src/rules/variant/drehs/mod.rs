@@ -366,7 +366,7 @@ pub struct Drehs {
     dice: Dice,
     /// Keys of every position of the game so far, the current one last (threefold repetition).
     history: Vec<u64>,
-    last: Option<LastAction>,
+    last: Option<Arc<LastAction>>,
     /// Where the knight that teleported in the last action stands now (a snapshot mark).
     teleported: Option<Coord>,
 }
@@ -1190,7 +1190,7 @@ impl Drehs {
         if self.turn == Color::Black {
             self.fullmove = self.fullmove.saturating_add(1);
         }
-        self.last = Some(LastAction {
+        self.last = Some(Arc::new(LastAction {
             machine: self.action_to_machine(action),
             human: String::new(),
             squares: squares
@@ -1199,7 +1199,7 @@ impl Drehs {
                 .collect(),
             rolls: report.rolls,
             effects: report.effects,
-        });
+        }));
         self.turn = self.turn.other();
         self.history.push(self.position_key());
     }
@@ -1255,7 +1255,8 @@ impl Rules for Drehs {
         let human = self.action_to_human(action);
         self.execute(action);
         if let Some(last) = self.last.as_mut() {
-            last.human = human;
+            // Not shared yet: the action was just executed.
+            Arc::make_mut(last).human = human;
         }
         Ok(())
     }

@@ -136,7 +136,7 @@ pub struct Duel {
     /// game share them ([`History`]): a live move plays on a copy, which used to copy both
     /// boards of every position.
     history: History<PositionKey>,
-    last: Option<LastAction>,
+    last: Option<Arc<LastAction>>,
     /// The legal actions of this position (ignoring whether the game has ended), worked out
     /// on first use: `legal_actions`, `outcome`, `apply` and the notation all need them.
     generated: OnceLock<Vec<Action>>,
@@ -708,13 +708,13 @@ impl Rules for Duel {
         let machine = self.machine(action);
         self.play_unchecked(action);
         let human = format!("{stem}{}", self.check_suffix());
-        self.last = Some(LastAction {
+        self.last = Some(Arc::new(LastAction {
             machine,
             human,
             squares,
             rolls: Vec::new(),
             effects,
-        });
+        }));
         Ok(())
     }
 

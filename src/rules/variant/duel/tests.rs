@@ -246,8 +246,8 @@ fn snapshot_describes_both_boards_marks_and_the_last_action() {
     assert_eq!(last.human, "Dxb5@Z1");
     let squares: Vec<(String, String)> = last
         .squares
-        .into_iter()
-        .map(|s| (s.board.into_owned(), s.square.into_owned()))
+        .iter()
+        .map(|s| (s.board.to_string(), s.square.to_string()))
         .collect();
     assert_eq!(
         squares,

@@ -65,42 +65,35 @@ impl SuicideMove {
     }
 }
 
-/// The move that led to the current position, kept for the snapshot.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct LastMove {
-    machine: String,
-    human: String,
-    /// Squares to highlight: from, to, and the pawn taken en passant.
-    squares: Vec<u8>,
-    /// What the move did beyond moving a man (en passant, promotion), one line each.
-    effects: Vec<String>,
-}
-
-impl LastMove {
-    fn describe(position: &Position, m: Move, machine: String, human: String) -> LastMove {
-        let mut squares = vec![m.from, m.to];
-        let mut effects = Vec::new();
-        if m.role == PAWN && position.ep == Some(m.to) {
-            let taken = if position.turn == Color::White {
-                m.to - 8
-            } else {
-                m.to + 8
-            };
-            squares.push(taken);
-            effects.push(format!(
-                "en passant: the pawn on {} is taken",
-                square_name(taken)
-            ));
-        }
-        if m.promotion != PAWN {
-            effects.push(format!("promotion to {}", role_of(m.promotion).as_str()));
-        }
-        LastMove {
-            machine,
-            human,
-            squares,
-            effects,
-        }
+/// The last action of a move `m` played from `position`, as the snapshot shows it: built once
+/// when the move is applied, then shared by the game's copies and its snapshots.
+fn describe_move(position: &Position, m: Move, machine: String, human: String) -> LastAction {
+    let mut squares = vec![m.from, m.to];
+    let mut effects = Vec::new();
+    if m.role == PAWN && position.ep == Some(m.to) {
+        let taken = if position.turn == Color::White {
+            m.to - 8
+        } else {
+            m.to + 8
+        };
+        squares.push(taken);
+        effects.push(format!(
+            "en passant: the pawn on {} is taken",
+            square_name(taken)
+        ));
+    }
+    if m.promotion != PAWN {
+        effects.push(format!("promotion to {}", role_of(m.promotion).as_str()));
+    }
+    LastAction {
+        machine,
+        human,
+        squares: squares
+            .into_iter()
+            .map(|square| SquareRef::main(square_coord(square).label()))
+            .collect(),
+        rolls: Vec::new(),
+        effects,
     }
 }
 
@@ -112,7 +105,7 @@ pub struct Suicide {
     /// position the game was set up from), the current one last: enough for threefold
     /// repetition, which can only look back that far.
     history: Vec<u64>,
-    last: Option<LastMove>,
+    last: Option<Arc<LastAction>>,
 }
 
 impl Suicide {
@@ -244,13 +237,13 @@ impl Rules for Suicide {
             return Err(self.refusal(action));
         };
         let human = notation::human(&self.position, m, &legal);
-        let last = LastMove::describe(&self.position, m, notation::machine(action), human);
+        let last = describe_move(&self.position, m, notation::machine(action), human);
         self.position = self.position.play(m);
         if self.position.halfmove == 0 {
             self.history.clear();
         }
         self.history.push(self.position.key);
-        self.last = Some(last);
+        self.last = Some(Arc::new(last));
         Ok(())
     }
 
@@ -328,17 +321,7 @@ impl Rules for Suicide {
             pieces,
             turn: self.position.turn,
             ply: self.ply(),
-            last_action: self.last.as_ref().map(|last| LastAction {
-                machine: last.machine.clone(),
-                human: last.human.clone(),
-                squares: last
-                    .squares
-                    .iter()
-                    .map(|&square| SquareRef::main(square_coord(square).label()))
-                    .collect(),
-                rolls: Vec::new(),
-                effects: last.effects.clone(),
-            }),
+            last_action: self.last.clone(),
             off_board: Vec::new(),
             // There is no check in Suicide.
             check: Vec::new(),
