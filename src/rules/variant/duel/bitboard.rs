@@ -15,7 +15,9 @@
 
 use super::moves::{dabbabah_landing, pawn_forward, Landing, DABBABAH_LEAPS};
 use super::{main_shape, Man, MAIN_CELLS};
-use crate::rules::geometry::{set_bits, Coord, Mailbox, DIAGONAL, KING_STEPS, KNIGHT_LEAPS};
+use crate::rules::geometry::{
+    set_bits, Coord, Mailbox, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
+};
 use crate::rules::types::{Color, Piece, Role};
 use std::sync::LazyLock;
 
@@ -49,8 +51,10 @@ struct Tables {
     pawn_captures: [[u64; CELLS]; 2],
     /// By colour: the square a pawn on the square steps to (a single bit, or none).
     pawn_step: [[u64; CELLS]; 2],
-    /// By [`KING_STEPS`] direction: the four orthogonal ones first, then the diagonals.
-    rays: [[Ray; 8]; CELLS],
+    /// The rook's four lines from the square, in [`ORTHOGONAL`]'s order.
+    orthogonal_rays: [[Ray; 4]; CELLS],
+    /// The bishop's four lines from the square, in [`DIAGONAL`]'s order.
+    diagonal_rays: [[Ray; 4]; CELLS],
     /// Every square of the board.
     board: u64,
 }
@@ -69,17 +73,19 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
         dabbabah: [0; CELLS],
         pawn_captures: [[0; CELLS]; 2],
         pawn_step: [[0; CELLS]; 2],
-        rays: [[Ray::default(); 8]; CELLS],
+        orthogonal_rays: [[Ray::default(); 4]; CELLS],
+        diagonal_rays: [[Ray::default(); 4]; CELLS],
         board: 0,
     };
     for from in shape.squares() {
         let cell = shape.index(from);
         tables.board |= bit(cell);
-        let (Some(knight), Some(king), Some(dabbabah), Some(rays)) = (
+        let (Some(knight), Some(king), Some(dabbabah), Some(orthogonal), Some(diagonal)) = (
             tables.knight.get_mut(cell),
             tables.king.get_mut(cell),
             tables.dabbabah.get_mut(cell),
-            tables.rays.get_mut(cell),
+            tables.orthogonal_rays.get_mut(cell),
+            tables.diagonal_rays.get_mut(cell),
         ) else {
             continue;
         };
@@ -89,7 +95,11 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
             .iter()
             .filter_map(|&(df, dr)| dabbabah_landing(&shape, from, df, dr))
             .fold(0, |bits, to| bits | bit(shape.index(to)));
-        for (ray, &(df, dr)) in rays.iter_mut().zip(KING_STEPS.iter()) {
+        let lines = orthogonal
+            .iter_mut()
+            .zip(ORTHOGONAL.iter())
+            .chain(diagonal.iter_mut().zip(DIAGONAL.iter()));
+        for (ray, &(df, dr)) in lines {
             for (slot, to) in ray.cells.iter_mut().zip(shape.ray(from, df, dr)) {
                 *slot = shape.index(to) as u8;
                 ray.len += 1;
@@ -137,13 +147,6 @@ pub(super) fn coord(cell: usize) -> Coord {
 /// The cell index of a square (which the caller knows to be on the Main board).
 fn cell(square: Coord) -> usize {
     usize::from(square.rank) * FILES + usize::from(square.file)
-}
-
-/// Whether the diagonal or orthogonal direction `index` of [`KING_STEPS`] is diagonal.
-fn is_diagonal(index: usize) -> bool {
-    KING_STEPS
-        .get(index)
-        .is_some_and(|step| DIAGONAL.contains(step))
 }
 
 /// A Main board as bitmaps: who stands where, by colour and by role.
@@ -231,7 +234,6 @@ impl MainBits {
         in_check: bool,
         mut emit: impl FnMut(Coord, Coord, Landing),
     ) {
-        let them = us.other();
         for from in set_bits(self.color(us)) {
             let Some(role) = self.role_at(from) else {
                 continue;
@@ -247,7 +249,8 @@ impl MainBits {
                     || king.is_some_and(|king| {
                         super::Duel::may_uncover(coord(king), coord(from), landing)
                     });
-                if needs_check && self.exposes_king(from, to, landing, king, them) {
+                let mover = Piece::new(us, role);
+                if needs_check && self.exposes_king(from, to, landing, mover, king) {
                     continue;
                 }
                 emit(coord(from), coord(to), landing);
@@ -294,12 +297,14 @@ impl MainBits {
             }
             Role::Bishop | Role::Rook | Role::Queen => {
                 let (mut quiet, mut captures) = (0, 0);
-                let rays = tables.rays.get(from).map_or(&[][..], |rays| &rays[..]);
-                for (direction, ray) in rays.iter().enumerate() {
-                    let diagonal = is_diagonal(direction);
-                    if (role == Role::Bishop && !diagonal) || (role == Role::Rook && diagonal) {
-                        continue;
-                    }
+                let orthogonal = tables.orthogonal_rays.get(from);
+                let diagonal = tables.diagonal_rays.get(from);
+                let rays = orthogonal
+                    .filter(|_| role != Role::Bishop)
+                    .into_iter()
+                    .chain(diagonal.filter(|_| role != Role::Rook))
+                    .flatten();
+                for ray in rays {
                     for &to in ray.cells() {
                         let to = bit(usize::from(to));
                         if to & occupied == 0 {
@@ -315,20 +320,16 @@ impl MainBits {
         }
     }
 
-    /// Whether moving the man on `from` to `to` (taking en passant if `landing` says so)
-    /// leaves the mover's king, on `king` before the move, attacked by `them`.
+    /// Whether moving `mover` from `from` to `to` (taking en passant if `landing` says so)
+    /// leaves its king, on `king` before the move, attacked.
     fn exposes_king(
         &self,
         from: usize,
         to: usize,
         landing: Landing,
+        mover: Piece,
         king: Option<usize>,
-        them: Color,
     ) -> bool {
-        let Some(role) = self.role_at(from) else {
-            return false;
-        };
-        let mover = Piece::new(them.other(), role);
         let victim = match landing {
             // The victim stands beside the start square, on the target's file.
             Landing::EnPassant => from - from % FILES + to % FILES,
@@ -338,8 +339,12 @@ impl MainBits {
         after.clear(victim);
         after.clear(from);
         after.put(to, mover);
-        let king = if role == Role::King { Some(to) } else { king };
-        king.is_some_and(|king| after.attacked(king, them))
+        let king = if mover.role == Role::King {
+            Some(to)
+        } else {
+            king
+        };
+        king.is_some_and(|king| after.attacked(king, mover.color.other()))
     }
 
     /// The empty squares, in cell order.
@@ -402,17 +407,15 @@ impl MainBits {
         if orthogonal | diagonal == 0 {
             return false;
         }
-        let Some(rays) = tables.rays.get(target) else {
-            return false;
+        let seen_along = |rays: &[[Ray; 4]; CELLS], sliders: u64| {
+            sliders != 0
+                && rays.get(target).is_some_and(|rays| {
+                    rays.iter()
+                        .any(|ray| first_man(ray, occupied) & sliders != 0)
+                })
         };
-        rays.iter().enumerate().any(|(direction, ray)| {
-            let sliders = if is_diagonal(direction) {
-                diagonal
-            } else {
-                orthogonal
-            };
-            sliders != 0 && first_man(ray, occupied) & sliders != 0
-        })
+        seen_along(&tables.orthogonal_rays, orthogonal)
+            || seen_along(&tables.diagonal_rays, diagonal)
     }
 }
 
