@@ -457,11 +457,14 @@ pub const KNIGHT_LEAPS: [(i8, i8); 8] = [
 ];
 
 /// A rectangular board of `width` files and `height` ranks (each at most 16), minus holes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The holes are a bitmap, one word per rank, rather than a list: a position holds its
+/// shape, and a live game copies its position for every move it checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     pub width: u8,
     pub height: u8,
-    holes: Vec<Coord>,
+    /// Bit `file` of word `rank` is set for a hole.
+    holes: [u16; 16],
 }
 
 impl Shape {
@@ -470,21 +473,37 @@ impl Shape {
         Shape {
             width: width.min(16),
             height: height.min(16),
-            holes: Vec::new(),
+            holes: [0; 16],
         }
     }
 
-    /// A rectangle with the given squares removed.
+    /// A rectangle with the given squares removed (squares outside it are ignored).
     pub fn with_holes(width: u8, height: u8, holes: &[Coord]) -> Shape {
-        Shape {
-            holes: holes.to_vec(),
-            ..Shape::rectangle(width, height)
+        let mut shape = Shape::rectangle(width, height);
+        for &hole in holes {
+            if shape.in_rectangle(hole) {
+                if let Some(rank) = shape.holes.get_mut(usize::from(hole.rank)) {
+                    *rank |= 1 << hole.file;
+                }
+            }
         }
+        shape
     }
 
-    /// The missing squares.
-    pub fn holes(&self) -> &[Coord] {
-        &self.holes
+    /// Whether `c` is a hole.
+    pub fn is_hole(&self, c: Coord) -> bool {
+        c.file < 16
+            && self
+                .holes
+                .get(usize::from(c.rank))
+                .is_some_and(|rank| rank >> c.file & 1 == 1)
+    }
+
+    /// The missing squares, rank 1 first.
+    pub fn holes(&self) -> impl Iterator<Item = Coord> + '_ {
+        (0..self.height)
+            .flat_map(move |rank| (0..self.width).map(move |file| Coord::new(file, rank)))
+            .filter(move |&c| self.is_hole(c))
     }
 
     /// Whether `c` lies inside the rectangle (holes included).
@@ -494,7 +513,7 @@ impl Shape {
 
     /// Whether `c` is a real square: inside the rectangle and not a hole.
     pub fn contains(&self, c: Coord) -> bool {
-        self.in_rectangle(c) && !self.holes.contains(&c)
+        self.in_rectangle(c) && !self.is_hole(c)
     }
 
     /// Number of cells in the rectangle (the length of a [`Mailbox`]).
@@ -956,16 +975,12 @@ mod tests {
     fn placement_with_holes_and_wide_runs_round_trips() {
         let shape = Shape::with_holes(5, 7, &[Coord::new(2, 3)]);
         let fen = "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBR";
-        let board = Mailbox::parse_placement(shape.clone(), fen, Some);
+        let board = Mailbox::parse_placement(shape, fen, Some);
         let board = board.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(board.placement(|c| *c), fen);
         assert_eq!(board.get(Coord::new(2, 0)), Some(&'K'));
-        assert!(
-            Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/5/5/PP1PP/DNKBR", Some).is_err()
-        );
-        assert!(
-            Mailbox::parse_placement(shape.clone(), "dnkbr/pp1pp/5/2*2/5/PP1PP", Some).is_err()
-        );
+        assert!(Mailbox::parse_placement(shape, "dnkbr/pp1pp/5/5/5/PP1PP/DNKBR", Some).is_err());
+        assert!(Mailbox::parse_placement(shape, "dnkbr/pp1pp/5/2*2/5/PP1PP", Some).is_err());
         for bad in [
             "dnkbr/pp1pp/6/2*2/5/PP1PP/DNKBR",
             "dnkbrr/pp1pp/5/2*2/5/PP1PP/DNKBR",
@@ -974,7 +989,7 @@ mod tests {
             "dnkbr/pp1pp/0/2*2/5/PP1PP/DNKBR",
         ] {
             assert!(
-                Mailbox::parse_placement(shape.clone(), bad, |c| (c != 'X').then_some(c)).is_err(),
+                Mailbox::parse_placement(shape, bad, |c| (c != 'X').then_some(c)).is_err(),
                 "{bad}"
             );
         }
@@ -985,6 +1000,30 @@ mod tests {
         let board = board.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(board.placement(|c| *c), fen);
         assert_eq!(board.get(Coord::new(3, 3)), Some(&'K'));
+    }
+
+    #[test]
+    fn holes_are_listed_and_are_not_squares() {
+        let holes = [
+            Coord::new(2, 3),
+            Coord::new(0, 0),
+            Coord::new(4, 6),
+            Coord::new(5, 0),
+        ];
+        let shape = Shape::with_holes(5, 7, &holes);
+        // The square off the rectangle is no hole; the others are listed rank by rank.
+        let listed: Vec<Coord> = shape.holes().collect();
+        assert_eq!(
+            listed,
+            [Coord::new(0, 0), Coord::new(2, 3), Coord::new(4, 6)]
+        );
+        for c in listed {
+            assert!(shape.in_rectangle(c) && !shape.contains(c) && shape.is_hole(c));
+        }
+        assert_eq!(shape.squares().count(), 5 * 7 - 3);
+        assert!(shape.contains(Coord::new(1, 3)) && !shape.contains(Coord::new(5, 0)));
+        assert_eq!(Shape::rectangle(16, 16).holes().count(), 0);
+        assert!(!Shape::rectangle(16, 16).is_hole(Coord::new(16, 3)));
     }
 
     #[test]
