@@ -1,17 +1,20 @@
-//! Fuzzes the lobby's two text languages, both typed by players: console command lines
-//! (`seek 5 0 suicide`, `match alice 3 2 chad`, `set formula …`) and FICS-style formulas with
-//! their `f1`–`f9` helpers, evaluated against a proposed game. Nothing may panic and every
-//! evaluation must end.
+//! Fuzzes what players type and send outside a game's moves: console command lines (`seek 5 0
+//! suicide`, `match alice 3 2 chad`, `set formula …`), FICS-style formulas with their `f1`–`f9`
+//! helpers, evaluated against a proposed game, and the JSON messages of the game and lobby
+//! sockets. Nothing may panic and every evaluation must end.
 //!
 //! Input layout: bytes separated by 0xFF. Part 0 is the challenge's numbers (time, increment,
 //! ratings: little-endian i64s, missing bytes count as 0); part 1 is the formula; parts 2 to
-//! 10 are f1 to f9. Every part is also tried as a console line.
+//! 10 are f1 to f9. Every part is also tried as a console line and as a game and a lobby
+//! socket message.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use oddboard::game::formula::{ChallengeContext, FormulaSet};
 use oddboard::game::lobby::command::parse_line;
 use oddboard::rules::{Color, Variant};
+use oddboard::web::lobby::parse_lobby_msg;
+use oddboard::web::protocol::parse_client_msg;
 
 fuzz_target!(|data: &[u8]| {
     let parts: Vec<String> = data
@@ -20,6 +23,10 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     for part in &parts {
         let _ = parse_line(part);
+        let _ = parse_client_msg(part);
+        if let Ok(value) = serde_json::from_str(part) {
+            let _ = parse_lobby_msg(value);
+        }
     }
     let numbers = data.split(|&b| b == 0xFF).next().unwrap_or_default();
     let number = |i: usize| {
