@@ -14,14 +14,14 @@
 //! independent reference generator checks the legal lists.
 
 use super::moves::{dabbabah_landing, pawn_forward, Landing, DABBABAH_LEAPS};
-use super::{main_shape, Man, MAIN_CELLS};
+use super::{main_shape, Man, MAIN_CELLS, MAIN_SQUARES};
 use crate::rules::geometry::{
     set_bits, Coord, Mailbox, DIAGONAL, KING_STEPS, KNIGHT_LEAPS, ORTHOGONAL,
 };
 use crate::rules::types::{Color, Piece, Role};
 use std::sync::LazyLock;
 
-/// Cells of the Main board's rectangle (the hole's included).
+/// Cells of the Main board's rectangle (the hole's included), numbered by [`MAIN_SQUARES`].
 const CELLS: usize = MAIN_CELLS;
 /// The Main board's files: a cell's index is `rank * FILES + file`.
 const FILES: usize = 5;
@@ -107,7 +107,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
         }
         for color in Color::ALL {
             let forward = pawn_forward(color);
-            let side = color_index(color);
+            let side = color.index();
             if let Some(captures) = tables
                 .pawn_captures
                 .get_mut(side)
@@ -127,26 +127,9 @@ fn bit(cell: usize) -> u64 {
     1u64 << cell
 }
 
-fn color_index(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
 /// A role's place among the bitmaps: its declaration order, below `Role::ALL.len()`.
 fn role_index(role: Role) -> usize {
     role as usize
-}
-
-/// The square of a cell index.
-pub(super) fn coord(cell: usize) -> Coord {
-    Coord::new((cell % FILES) as u8, (cell / FILES) as u8)
-}
-
-/// The cell index of a square (which the caller knows to be on the Main board).
-fn cell(square: Coord) -> usize {
-    usize::from(square.rank) * FILES + usize::from(square.file)
 }
 
 /// A Main board as bitmaps: who stands where, by colour and by role.
@@ -179,7 +162,7 @@ impl MainBits {
     }
 
     fn put(&mut self, cell: usize, piece: Piece) {
-        if let Some(color) = self.by_color.get_mut(color_index(piece.color)) {
+        if let Some(color) = self.by_color.get_mut(piece.color.index()) {
             *color |= bit(cell);
         }
         if let Some(role) = self.by_role.get_mut(role_index(piece.role)) {
@@ -196,7 +179,7 @@ impl MainBits {
     }
 
     fn color(&self, color: Color) -> u64 {
-        self.by_color.get(color_index(color)).copied().unwrap_or(0)
+        self.by_color.get(color.index()).copied().unwrap_or(0)
     }
 
     fn role(&self, role: Role) -> u64 {
@@ -247,13 +230,17 @@ impl MainBits {
                 let needs_check = in_check
                     || role == Role::King
                     || king.is_some_and(|king| {
-                        super::Duel::may_uncover(coord(king), coord(from), landing)
+                        super::Duel::may_uncover(
+                            MAIN_SQUARES.square(king),
+                            MAIN_SQUARES.square(from),
+                            landing,
+                        )
                     });
                 let mover = Piece::new(us, role);
                 if needs_check && self.exposes_king(from, to, landing, mover, king) {
                     continue;
                 }
-                emit(coord(from), coord(to), landing);
+                emit(MAIN_SQUARES.square(from), MAIN_SQUARES.square(to), landing);
             }
         }
     }
@@ -272,7 +259,7 @@ impl MainBits {
         let at = |table: &[u64; CELLS]| table.get(from).copied().unwrap_or(0);
         let occupied = self.occupied();
         let prey = self.color(us.other()) & !self.role(Role::King);
-        let side = color_index(us);
+        let side = us.index();
         let leap = |targets: u64| (targets & !occupied, targets & prey, None);
         match role {
             Role::Knight => leap(at(&tables.knight)),
@@ -291,7 +278,7 @@ impl MainBits {
                 }
                 let captures_from = tables.pawn_captures.get(side).map_or(0, at);
                 let en_passant = en_passant
-                    .map(cell)
+                    .and_then(|square| MAIN_SQUARES.of(square))
                     .filter(|&ep| captures_from & bit(ep) & !occupied != 0);
                 (quiet, captures_from & prey, en_passant)
             }
@@ -350,13 +337,16 @@ impl MainBits {
     /// The empty squares, in cell order.
     pub fn empty_squares(&self) -> impl Iterator<Item = Coord> {
         let board = TABLES.board;
-        set_bits(board & !self.occupied()).map(coord)
+        set_bits(board & !self.occupied()).map(|cell| MAIN_SQUARES.square(cell))
     }
 
-    /// A board with `piece` added on the empty cell of `square`.
+    /// A board with `piece` added on the empty cell of `square` (unchanged for a square off
+    /// the board).
     pub fn with(&self, square: Coord, piece: Piece) -> MainBits {
         let mut after = *self;
-        after.put(cell(square), piece);
+        if let Some(cell) = MAIN_SQUARES.of(square) {
+            after.put(cell, piece);
+        }
         after
     }
 
@@ -377,7 +367,9 @@ impl MainBits {
         let Some(king) = self.king(piece.color.other()) else {
             return false;
         };
-        let from = cell(square);
+        let Some(from) = MAIN_SQUARES.of(square) else {
+            return false;
+        };
         let mut lone = MainBits::EMPTY;
         lone.put(from, piece);
         lone.attacked_through(king, piece.color, self.occupied() | bit(from))
@@ -390,10 +382,7 @@ impl MainBits {
     fn attacked_through(&self, target: usize, by: Color, occupied: u64) -> bool {
         let tables = &*TABLES;
         let at = |table: &[u64; CELLS]| table.get(target).copied().unwrap_or(0);
-        let pawn_sources = tables
-            .pawn_captures
-            .get(color_index(by.other()))
-            .map_or(0, at);
+        let pawn_sources = tables.pawn_captures.get(by.other().index()).map_or(0, at);
         if at(&tables.knight) & self.men(by, Role::Knight) != 0
             || at(&tables.king) & self.men(by, Role::King) != 0
             || at(&tables.dabbabah) & self.men(by, Role::Dabbabah) != 0

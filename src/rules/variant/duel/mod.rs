@@ -28,7 +28,7 @@ mod notation;
 
 pub use notation::{duel_square_label, duel_square_name, parse_duel_square, parse_main_square};
 
-use crate::rules::geometry::{Coord, Mailbox, Shape};
+use crate::rules::geometry::{Coord, Mailbox, Shape, SquareIndex};
 use crate::rules::history::{position_hash, History};
 use crate::rules::snapshot::{
     shared_boards, BoardSpec, Label, LastAction, OffBoardPiece, PlacedPiece, SquareRef,
@@ -106,8 +106,11 @@ pub enum Action {
     },
 }
 
-/// The cells of the Main board's rectangle (5x7, the hole's included).
-const MAIN_CELLS: usize = 35;
+/// The squares of the Main board's rectangle (5x7, the hole included), numbered `rank * 5 +
+/// file` as its mailbox's cells and its bitmaps' bits are.
+const MAIN_SQUARES: SquareIndex = SquareIndex::new(5, 7);
+/// The cells of the Main board's rectangle.
+const MAIN_CELLS: usize = MAIN_SQUARES.count();
 
 /// What makes two positions "the same" for threefold repetition: both boards' cells, fixed
 /// arrays rather than copies of the mailboxes, since every move records one (a copy of a
@@ -789,7 +792,7 @@ impl Rules for Duel {
             .into_iter()
             .filter(|&color| bits.king_attacked(color))
             .filter_map(|color| bits.king(color))
-            .map(|cell| SquareRef::main(bitboard::coord(cell).label()))
+            .map(|cell| SquareRef::main(MAIN_SQUARES.square(cell).label()))
             .collect();
         let legal_actions = self.sorted_machine();
         let has_action = !legal_actions.is_empty();

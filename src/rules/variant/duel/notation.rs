@@ -8,7 +8,7 @@
 //! the capturer's own man on X1 dies and the victim takes its place), `x1x2` (Duel move),
 //! `x1y2>c3` (Duel capture, capturer returns to c3).
 
-use super::{duel_shape, main_shape, Action, Duel, Man, HOLE};
+use super::{duel_shape, main_shape, Action, Duel, Man, HOLE, MAIN_SQUARES};
 use crate::rules::geometry::{push_number, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable};
 use crate::rules::history::History;
 use crate::rules::snapshot::Label;
@@ -60,8 +60,7 @@ pub fn parse_duel_square(text: &str) -> Option<Coord> {
     parse_square(text, b'x', 3, 3)
 }
 
-/// The squares of the Main board (5x7, the hole included) and of the Duel board (3x3).
-const MAIN_SQUARES: SquareIndex = SquareIndex::new(5, 7);
+/// The squares of the Duel board (3x3); the Main board's are [`MAIN_SQUARES`].
 const DUEL_SQUARES: SquareIndex = SquareIndex::new(3, 3);
 
 /// How many texts of each kind [`ACTION_TEXTS`] holds, in its order: Main moves, Main
