@@ -205,9 +205,11 @@ async fn user_games(
     };
     let per_page = query.per_page.unwrap_or(20).clamp(1, 100);
     let page = query.page.unwrap_or(1).max(1);
+    // Saturating: a page past the end, however far, is an empty page, not an overflow.
+    let offset = (page - 1).saturating_mul(per_page);
     let games = state
         .store
-        .user_games(&user.username, variant, per_page, (page - 1) * per_page)
+        .user_games(&user.username, variant, per_page, offset)
         .await?;
     Ok(Json(json!({
         "user": user.username,

@@ -207,6 +207,17 @@ async fn games_are_validated_and_listed() {
         Some(1),
         "{second}"
     );
+    // A page past the end, however far, is empty rather than an overflow.
+    let far = anonymous
+        .get(&format!(
+            "/api/users/{}/games?page={}",
+            alice.name,
+            i64::MAX
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(far.status, 200, "{}", far.json());
+    assert_eq!(far.json()["games"].as_array().map(Vec::len), Some(0));
     let suicide_only = anonymous
         .get(&format!("/api/users/{}/games?variant=suicide", alice.name))
         .await
