@@ -117,8 +117,30 @@ fn validate_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// How many password hashes may run at once. Each argon2id hash holds 19 MiB and a core for
+/// tens of milliseconds; without a bound, a burst of logins would fill the blocking pool
+/// (hundreds of threads, gigabytes of memory) and starve everything else that uses it.
+/// Requests beyond the bound wait their turn.
+const CONCURRENT_PASSWORD_HASHES: usize = 4;
+
+static PASSWORD_HASHING: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(CONCURRENT_PASSWORD_HASHES);
+
+/// Runs password work off the async runtime, at most [`CONCURRENT_PASSWORD_HASHES`] at a time.
+async fn password_work<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = PASSWORD_HASHING
+        .acquire()
+        .await
+        .map_err(|e| ApiError::Internal(format!("password hashing closed: {e}")))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("password task failed: {e}")))?
+}
+
 async fn hash_password(password: String) -> Result<String, ApiError> {
-    tokio::task::spawn_blocking(move || {
+    password_work(move || {
         let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
@@ -126,11 +148,10 @@ async fn hash_password(password: String) -> Result<String, ApiError> {
             .map_err(|e| ApiError::Internal(format!("hashing failed: {e}")))
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))?
 }
 
 async fn verify_password(password: String, hash: String) -> Result<bool, ApiError> {
-    tokio::task::spawn_blocking(move || {
+    password_work(move || {
         let parsed = PasswordHash::new(&hash)
             .map_err(|e| ApiError::Internal(format!("bad stored hash: {e}")))?;
         Ok(Argon2::default()
@@ -138,7 +159,6 @@ async fn verify_password(password: String, hash: String) -> Result<bool, ApiErro
             .is_ok())
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("verify task failed: {e}")))?
 }
 
 fn token_hash(token: &str) -> Vec<u8> {
