@@ -39,6 +39,15 @@ const EVENTS_KEPT_AFTER_END: usize = 2;
 /// memory held for nothing.
 const BROADCAST_BUFFER: usize = 16;
 
+/// How far apart the event logs of a game's lives start: a game resumed after its n-th
+/// restart numbers its events from n × this. Versions are counted in memory, so without it a
+/// client reconnecting with a version from before the restart would be sent only what follows
+/// that number in the new log, and miss what was played in between; with it, the old version
+/// is older than anything the new log holds and the client gets a full snapshot. A billion
+/// events is more than any one life of a game holds, and the versions stay exact in a
+/// JavaScript number for millions of restarts.
+const RESTART_VERSION_STRIDE: u64 = 1_000_000_000;
+
 /// The dice seed of a game whose variant rolls dice, and its public commitment.
 #[derive(Clone, Debug)]
 pub struct DiceSecret {
@@ -224,15 +233,11 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
         name(record.white_id, &record.white_name),
         name(record.black_id, &record.black_name),
     ];
-    let creator = seats
-        .iter()
-        .flatten()
-        .find(|s| s.user_id == record.creator_id)
-        .cloned()
-        .unwrap_or(Seat {
-            user_id: record.creator_id,
-            name: String::new(),
-        });
+    // An open challenge's creator has no seat yet, so the name comes with the record.
+    let creator = Seat {
+        user_id: record.creator_id,
+        name: record.creator_name.clone(),
+    };
     let terms = GameTerms {
         variant: record.variant,
         time_control: record.clock.map(time_control),
@@ -260,7 +265,8 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
         );
     }
     actor.moves = moves;
-    actor.log = EventLog::starting_at(0);
+    // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
+    actor.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
     if actor.status == GameStatus::Active {
         actor
             .games

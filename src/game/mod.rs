@@ -454,7 +454,7 @@ impl Games {
     /// Restarts an actor for every game the database says is unfinished, replaying its
     /// stored actions. Returns how many were restored.
     pub async fn restore(&self) -> Result<usize, StoreError> {
-        let records: Vec<GameRecord> = self.inner.store.unfinished_games().await?;
+        let records: Vec<GameRecord> = self.inner.store.resume_unfinished_games().await?;
         let mut restored = 0;
         for record in records {
             let id = record.game_id;

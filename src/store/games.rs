@@ -251,10 +251,15 @@ pub struct GameRecord {
     pub black_id: Option<Uuid>,
     pub white_name: Option<String>,
     pub black_name: Option<String>,
+    pub creator_name: String,
     pub color_choice: ColorChoice,
     pub clock: Option<ClockSetting>,
     pub rated: bool,
     pub status: GameStatus,
+    /// How many times a server has resumed the game after a restart (see
+    /// [`Store::resume_unfinished_games`]).
+    #[serde(skip)]
+    pub restarts: u32,
     /// `Some` exactly when the game is over.
     pub outcome: Option<Outcome>,
     pub start_position: Option<String>,
@@ -302,11 +307,13 @@ pub struct GameSummary {
 /// adds its own `where`.
 const SELECT_GAME: &str = "\
     select g.game_id, g.variant, g.creator_id, g.white_id, g.black_id, \
-           w.username as white_name, b.username as black_name, g.color_choice, \
-           g.clock_initial_ms, g.clock_increment_ms, g.rated, g.status, g.result, g.end_reason, \
+           w.username as white_name, b.username as black_name, c.username as creator_name, \
+           g.color_choice, g.clock_initial_ms, g.clock_increment_ms, g.rated, g.status, \
+           g.restarts, g.result, g.end_reason, \
            g.start_position, g.dice_commitment, g.dice_seed, \
            g.created_at, g.started_at, g.ended_at \
     from game g \
+    join app_user c on c.user_id = g.creator_id \
     left join app_user w on w.user_id = g.white_id \
     left join app_user b on b.user_id = g.black_id";
 
@@ -323,11 +330,13 @@ struct GameRow {
     black_id: Option<Uuid>,
     white_name: Option<String>,
     black_name: Option<String>,
+    creator_name: String,
     color_choice: String,
     clock_initial_ms: Option<i64>,
     clock_increment_ms: Option<i64>,
     rated: bool,
     status: String,
+    restarts: i32,
     result: Option<String>,
     end_reason: Option<String>,
     start_position: Option<String>,
@@ -348,10 +357,15 @@ impl GameRow {
             black_id: self.black_id,
             white_name: self.white_name,
             black_name: self.black_name,
+            creator_name: self.creator_name,
             color_choice: parse_column("game.color_choice", &self.color_choice)?,
             clock: clock_setting(self.clock_initial_ms, self.clock_increment_ms),
             rated: self.rated,
             status: parse_column("game.status", &self.status)?,
+            restarts: u32::try_from(self.restarts).map_err(|_| StoreError::InvalidValue {
+                column: "game.restarts",
+                value: self.restarts.to_string(),
+            })?,
             outcome: outcome(self.result.as_deref(), self.end_reason.as_deref())?,
             start_position: self.start_position,
             dice_commitment: self.dice_commitment,
@@ -526,13 +540,22 @@ impl Store {
         row.into_record(actions).map(Some)
     }
 
-    /// Every waiting or active game with its actions, oldest first: what to resume after a
-    /// restart. Two queries in all, however many games.
+    /// Every waiting or active game with its actions, oldest first, each counted as restarted
+    /// once more (`restarts`, which sets where its new event log starts): what a starting
+    /// server resumes. Three statements in all, however many games.
     ///
     /// # Errors
     /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
     #[tracing::instrument(skip(self))]
-    pub async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+    pub async fn resume_unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        // Counted before the games are read, so every record read carries its new count. If
+        // the read then fails the server does not start, and the extra count costs nothing:
+        // a larger count only starts a log further on.
+        sqlx::query(
+            "update game set restarts = restarts + 1 where status in ('waiting', 'active')",
+        )
+        .execute(&self.pool)
+        .await?;
         let rows = sqlx::query_as::<_, GameRow>(&format!(
             "{SELECT_GAME} where g.status in ('waiting', 'active') order by g.created_at, g.game_id"
         ))

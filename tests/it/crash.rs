@@ -13,15 +13,40 @@ fn free_port() -> u16 {
         .unwrap_or(18_080)
 }
 
-fn start_server(port: u16, database_url: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_oddboard"))
+/// The server process; killed when dropped, so a failing test leaves no server behind
+/// (one would hold the test harness's output open).
+struct ServerProcess(Child);
+
+impl std::ops::Deref for ServerProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ServerProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_server(port: u16, database_url: &str) -> ServerProcess {
+    let child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .env("DATABASE_URL", database_url)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start the server binary: {e}"))
+        .unwrap_or_else(|e| panic!("cannot start the server binary: {e}"));
+    ServerProcess(child)
 }
 
 async fn wait_healthy(addr: &str) {
@@ -91,6 +116,7 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     play(&mut white, &mut black, 7).await;
     let acknowledged = white.moves.clone();
     assert_eq!(acknowledged.len(), 7);
+    let seen_before_crash = white.version.unwrap_or(0);
 
     server
         .kill()
@@ -99,13 +125,36 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
 
     let mut server = start_server(port, &database_url);
     wait_healthy(&addr).await;
-    let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
     assert_eq!(
-        white.moves, acknowledged,
+        black.moves, acknowledged,
         "every acknowledged action survives"
     );
-    assert_eq!(white.status, "active");
+    assert_eq!(black.status, "active");
+    // Versions go on growing across the restart, so an old one never names a new event.
+    let resumed_version = black.version.unwrap_or(0);
+    assert!(
+        resumed_version > seen_before_crash,
+        "version {resumed_version} after the restart, {seen_before_crash} before it"
+    );
+    // Black moves while White is away; White comes back with the version it saw before the
+    // crash and must get the whole game, Black's move included.
+    let action = choose(&black.legal, black.ply);
+    black.act(&action).await;
+    black.read_until(|w| w.ply == 8).await;
+    let socket = alice
+        .client
+        .connect_game(&game_id, Some(seen_before_crash))
+        .await
+        .unwrap_or_else(|e| panic!("reconnect: {e}"));
+    let mut white = Watcher::new(socket);
+    let first = white.next().await;
+    assert_eq!(
+        first["t"], "snapshot",
+        "a version from before the restart: {first}"
+    );
+    assert_eq!(white.moves.len(), 8, "the move made while White was away");
+    assert_eq!(white.moves[..7], acknowledged[..]);
     // The clock of the side to move was not charged for the downtime: the stored readings hold.
     for _ in 0..400 {
         if white.outcome.is_some() {

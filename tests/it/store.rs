@@ -555,7 +555,9 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
 }
 
 #[sqlx::test(migrations = "./migrations")]
-async fn unfinished_games_come_with_their_actions(pool: PgPool) -> Result<(), StoreError> {
+async fn resumed_games_come_with_their_actions_and_count_the_restart(
+    pool: PgPool,
+) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
     let alice = registered(&store, "Alice").await;
     let bob = registered(&store, "Bob").await;
@@ -576,15 +578,27 @@ async fn unfinished_games_come_with_their_actions(pool: PgPool) -> Result<(), St
         .finish_game(aborted, &Outcome::draw(EndReason::Aborted), at(3))
         .await?;
 
-    let games = store.unfinished_games().await?;
+    let games = store.resume_unfinished_games().await?;
 
     let ids: Vec<Uuid> = games.iter().map(|g| g.game_id).collect();
     assert_eq!(ids, [waiting.game_id, active], "oldest first");
     assert_eq!(games[0].status, GameStatus::Waiting);
     assert!(games[0].actions.is_empty());
+    // A waiting game has no seats yet, but its creator's name comes with it.
+    assert_eq!(games[0].creator_name, "Alice");
     assert_eq!(games[1].status, GameStatus::Active);
     assert_eq!(plies(&games[1].actions), [1, 2]);
     assert_eq!(games[1].white_name.as_deref(), Some("Alice"));
+    assert_eq!([games[0].restarts, games[1].restarts], [1, 1]);
+
+    let again = store.resume_unfinished_games().await?;
+    assert_eq!([again[0].restarts, again[1].restarts], [2, 2]);
+    let finished_record = store.load_game(finished).await?;
+    assert_eq!(
+        finished_record.map(|g| g.restarts),
+        Some(0),
+        "only unfinished games count"
+    );
     Ok(())
 }
 
