@@ -48,6 +48,11 @@ const BROADCAST_BUFFER: usize = 16;
 /// JavaScript number for millions of restarts.
 const RESTART_VERSION_STRIDE: u64 = 1_000_000_000;
 
+/// How long to wait before trying again a change the actor makes on its own (an end by the
+/// clock or the first-move limit, a forced action) after the store failed to commit it:
+/// the state stays as it was meanwhile, and retrying at once would hammer a failing database.
+const STORE_RETRY_MS: u64 = 1_000;
+
 /// The dice seed of a game whose variant rolls dice, and its public commitment.
 #[derive(Clone, Debug)]
 pub struct DiceSecret {
@@ -161,6 +166,9 @@ struct GameActor {
     /// When each seat's last connection closed, on the actor's time scale.
     gone_since: [Option<u64>; 2],
     first_move_deadline: Option<u64>,
+    /// Not before when to retry a change of the actor's own that the store failed to commit
+    /// (see [`STORE_RETRY_MS`]); deadlines wait for it.
+    store_retry_at: Option<u64>,
     ended_at: Option<u64>,
     /// Since when nobody has been connected (None while someone is), on the actor's time scale.
     unwatched_since: Option<u64>,
@@ -320,6 +328,7 @@ impl GameActor {
             anonymous_viewers: 0,
             gone_since: [None, None],
             first_move_deadline: None,
+            store_retry_at: None,
             ended_at: None,
             unwatched_since: Some(0),
             dice,
@@ -380,10 +389,14 @@ impl GameActor {
                 .map(|(_, t)| t),
             _ => None,
         };
-        [linger, flag, self.first_move_deadline]
+        let due = [linger, flag, self.first_move_deadline]
             .into_iter()
             .flatten()
-            .min()
+            .min();
+        match self.store_retry_at {
+            Some(retry) if self.ended_at.is_none() => due.map(|t| t.max(retry)),
+            _ => due,
+        }
     }
 
     /// When the actor of a game that ended at `ended` stops: `linger_after_end` after the
@@ -399,6 +412,9 @@ impl GameActor {
 
     #[tracing::instrument(name = "game", skip_all, fields(game_id = %self.id))]
     async fn run(mut self, mut rx: mpsc::Receiver<GameCmd>) {
+        // A resumed game may stop where the rules force an action that was not stored
+        // before the server went down (a Chazz pass).
+        self.play_forced_actions().await;
         loop {
             let deadline = self.next_deadline();
             let sleep_until = self.instant_at(deadline.unwrap_or(0));
@@ -431,30 +447,35 @@ impl GameActor {
         if let Some(ended) = self.ended_at {
             return now >= self.linger_until(ended);
         }
-        if self.first_move_deadline.is_some_and(|t| now >= t) {
-            self.first_move_deadline = None;
-            self.finish(Outcome::draw(EndReason::Aborted)).await;
+        if self.store_retry_at.is_some_and(|t| now < t) {
             return false;
         }
-        if let Some(clock) = &self.clock {
-            if let Some((side, flag_at)) = clock.flag_deadline() {
-                if now >= flag_at {
-                    self.flag(side).await;
-                }
+        self.store_retry_at = None;
+        self.play_forced_actions().await;
+        let result = if self.first_move_deadline.is_some_and(|t| now >= t) {
+            self.finish(Outcome::draw(EndReason::Aborted)).await
+        } else {
+            match self.clock.as_ref().and_then(Clock::flag_deadline) {
+                Some((side, flag_at)) if now >= flag_at => self.flag(side).await,
+                _ => Ok(()),
             }
+        };
+        if let Err(e) = result {
+            tracing::error!(cause = %e, "could not store the game's end; trying again");
+            self.store_retry_at = Some(now + STORE_RETRY_MS);
         }
         false
     }
 
     /// `side` ran out of time: the opponent wins, unless it could never win (FICS's rule).
-    async fn flag(&mut self, side: Color) {
+    async fn flag(&mut self, side: Color) -> Result<(), GameError> {
         let winner = side.other();
         let outcome = if self.game.can_win(winner) {
             Outcome::win(winner, EndReason::Timeout)
         } else {
             Outcome::draw(EndReason::TimeoutVsInsufficient)
         };
-        self.finish(outcome).await;
+        self.finish(outcome).await
     }
 
     async fn handle(&mut self, command: GameCmd) {
@@ -679,7 +700,7 @@ impl GameActor {
         let now = self.now_ms();
         if let Some(clock) = &self.clock {
             if clock.is_running() && clock.is_flagged(color, now) {
-                self.flag(color).await;
+                self.flag(color).await?;
                 return Err(GameError::TimeOut);
             }
         }
@@ -689,6 +710,7 @@ impl GameActor {
     }
 
     /// Plays actions the rules force with no choice (a Chazz pass) for whoever must make them.
+    /// One the store fails to commit is tried again after [`STORE_RETRY_MS`].
     async fn play_forced_actions(&mut self) {
         while self.status == GameStatus::Active {
             let Some(action) = self.game.forced_action() else {
@@ -700,7 +722,8 @@ impl GameActor {
                 .commit_action(color, &action, now, Instant::now())
                 .await
             {
-                tracing::error!(cause = %e, "forced action failed");
+                tracing::error!(cause = %e, "forced action failed; trying again");
+                self.store_retry_at = Some(now + STORE_RETRY_MS);
                 break;
             }
         }
@@ -752,7 +775,11 @@ impl GameActor {
             .writer
             .commit(GameChange::Act(action, ends))
             .await?;
-        // Committed: adopt the new state.
+        // Committed: adopt the new state. The opponent's time runs from now, when the action
+        // can first be seen: the commit's wait is charged to neither side.
+        if let Some(clock) = clock.as_mut().filter(|c| c.is_running()) {
+            clock.start(color.other(), self.now_ms());
+        }
         let (update, pieces) = rules.into_update(&self.pieces);
         self.pieces = pieces;
         self.game = next;
@@ -787,10 +814,11 @@ impl GameActor {
     }
 
     /// Ends the game without an action (resignation, flag, agreement, abort…): stores the
-    /// result (before telling anyone), then [`GameActor::conclude`]s.
-    async fn finish(&mut self, outcome: Outcome) {
+    /// result, then [`GameActor::conclude`]s. Nothing is announced, rated or revealed unless
+    /// the end is stored: on error the game goes on as it was.
+    async fn finish(&mut self, outcome: Outcome) -> Result<(), GameError> {
         if matches!(self.status, GameStatus::Finished | GameStatus::Aborted) {
-            return;
+            return Ok(());
         }
         let now = self.now_ms();
         let end = GameEnd {
@@ -798,12 +826,9 @@ impl GameActor {
             outcome,
             ended_at: chrono::Utc::now(),
         };
-        if let Err(e) = self.games.inner.writer.commit(GameChange::End(end)).await {
-            // The result is still announced; the restored game would otherwise replay to
-            // the same outcome (or be flagged again), so nothing is lost but the reason.
-            tracing::error!(cause = %e, "could not store the result");
-        }
+        self.games.inner.writer.commit(GameChange::End(end)).await?;
         self.conclude(outcome, now).await;
+        Ok(())
     }
 
     /// Everything after the end is stored: stops the clock at `now`, rates the game,
@@ -906,17 +931,17 @@ impl GameActor {
         match request {
             PlayerRequest::Resign => {
                 self.finish(Outcome::win(color.other(), EndReason::Resignation))
-                    .await;
+                    .await?;
             }
             PlayerRequest::Abort => {
                 if self.ply() >= 2 {
                     return Err(GameError::NotAllowed("too_late_to_abort"));
                 }
-                self.finish(Outcome::draw(EndReason::Aborted)).await;
+                self.finish(Outcome::draw(EndReason::Aborted)).await?;
             }
             PlayerRequest::OfferDraw => match self.draw_offer {
                 Some(by) if by == color.other() => {
-                    self.finish(Outcome::draw(EndReason::Agreement)).await;
+                    self.finish(Outcome::draw(EndReason::Agreement)).await?;
                 }
                 Some(_) => return Err(GameError::NotAllowed("draw_already_offered")),
                 None => {
@@ -928,7 +953,7 @@ impl GameActor {
                 if self.draw_offer != Some(color.other()) {
                     return Err(GameError::NotAllowed("no_draw_offer"));
                 }
-                self.finish(Outcome::draw(EndReason::Agreement)).await;
+                self.finish(Outcome::draw(EndReason::Agreement)).await?;
             }
             PlayerRequest::DeclineDraw => {
                 if self.draw_offer != Some(color.other()) {
@@ -947,12 +972,18 @@ impl GameActor {
                 if !claimable {
                     return Err(GameError::NotAllowed("opponent_present"));
                 }
+                // Before both sides have moved the game can still be aborted, unrated, and
+                // the first-move limit aborts it anyway: an absent opponent is no win yet
+                // (as on lichess).
+                if self.ply() < 2 {
+                    return Err(GameError::NotAllowed("abort_instead"));
+                }
                 let outcome = if request == PlayerRequest::ClaimVictory {
                     Outcome::win(color, EndReason::Abandoned)
                 } else {
                     Outcome::draw(EndReason::Abandoned)
                 };
-                self.finish(outcome).await;
+                self.finish(outcome).await?;
             }
             PlayerRequest::OfferRematch
             | PlayerRequest::AcceptRematch

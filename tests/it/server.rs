@@ -119,6 +119,19 @@ impl TestServer {
         }
     }
 
+    /// Runs SQL statements on the server's database behind its back (to make the database
+    /// refuse something, say).
+    pub async fn execute(&self, statements: &str) {
+        let pool = sqlx::PgPool::connect(&database_url_named(&self.database_name))
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
+        sqlx::raw_sql(statements)
+            .execute(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{statements}: {e}"));
+        pool.close().await;
+    }
+
     /// Stops the server and drops its database.
     pub async fn stop(mut self) {
         if let Some(stop) = self.stop.take() {

@@ -234,6 +234,24 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
         Some(json!({ "winner": "black", "reason": "timeout" }))
     );
 
+    // An opponent gone before both sides have moved is no win: the game can be aborted.
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let black = bob.watch(&game_id).await;
+    black.socket.close().await;
+    white
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
+        .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    white.send(json!({ "t": "claim_victory" })).await;
+    white.expect_error("abort_instead").await;
+    white.send(json!({ "t": "abort" })).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": null, "reason": "aborted" }))
+    );
+
     // Abandonment: Black leaves; after the claim delay White claims the win.
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
@@ -266,6 +284,58 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let new_black = alice.watch(&new_id).await;
     assert_eq!(new_black.you.as_deref(), Some("black"));
     assert_eq!(new_black.status, "active");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_end_the_database_refuses_is_not_announced() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+
+    server
+        .execute(
+            "create function refuse_end() returns trigger language plpgsql as $$ \
+             begin raise exception 'the test refuses every end'; end $$; \
+             create trigger refuse_end before update of status on game for each row \
+             when (new.status <> old.status) execute function refuse_end();",
+        )
+        .await;
+    white.send(json!({ "t": "resign" })).await;
+    white.expect_error("storage_failed").await;
+    // Nothing was announced and the game goes on: White can still move.
+    let action = choose(&white.legal, white.ply);
+    white.act(&action).await;
+    black.read_until(|w| w.ply == 3).await;
+    white.read_until(|w| w.ply == 3).await;
+    for watcher in [&white, &black] {
+        assert_eq!(watcher.outcome, None);
+        assert!(
+            !watcher.events.iter().any(|e| e["kind"] == "ended"),
+            "{:?}",
+            watcher.events
+        );
+    }
+
+    server.execute("drop trigger refuse_end on game;").await;
+    white.send(json!({ "t": "resign" })).await;
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": "black", "reason": "resignation" }))
+    );
+    let record = server
+        .client()
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "finished", "{record}");
+    assert_eq!(record["result"], "0-1");
     server.stop().await;
 }
 
