@@ -11,6 +11,18 @@ use std::time::Duration;
 const PLY_CAP: u64 = 300;
 
 /// Creates a game (creator White), has the other player accept, and returns the id.
+/// An untimed Suicide game between the two, both watching, after each side's first move.
+async fn untimed_game_after_first_moves(
+    white: &mut Player,
+    black: &mut Player,
+) -> (String, Watcher, Watcher) {
+    let game_id = start_game(white, black, "suicide", Value::Null).await;
+    let mut white_view = white.watch(&game_id).await;
+    let mut black_view = black.watch(&game_id).await;
+    play_until(&mut [&mut white_view, &mut black_view], &mut [], 2).await;
+    (game_id, white_view, black_view)
+}
+
 async fn start_game(white: &mut Player, black: &mut Player, variant: &str, clock: Value) -> String {
     let game_id = white.create_game(variant, clock, "white").await;
     black.accept(&game_id).await;
@@ -159,10 +171,7 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let mut bob = server.guest().await;
 
     // Resignation.
-    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
-    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    let (_, mut white, mut black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "resign" })).await;
     black.read_until(|w| w.outcome.is_some()).await;
     assert_eq!(
@@ -202,10 +211,7 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     );
 
     // Abort is allowed before both sides have moved, refused after.
-    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
-    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    let (_, mut white, _black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "abort" })).await;
     white.expect_error("too_late_to_abort").await;
     let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
@@ -253,10 +259,7 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     );
 
     // Abandonment: Black leaves; after the claim delay White claims the win.
-    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
-    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    let (game_id, mut white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
     black.socket.close().await;
@@ -292,10 +295,8 @@ async fn an_end_the_database_refuses_is_not_announced() {
     let server = TestServer::start(fast_settings()).await;
     let mut alice = server.guest().await;
     let mut bob = server.guest().await;
-    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
-    play_until(&mut [&mut white, &mut black], &mut [], 2).await;
+    let (game_id, mut white, mut black) =
+        untimed_game_after_first_moves(&mut alice, &mut bob).await;
 
     server
         .execute(
