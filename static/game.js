@@ -17,6 +17,7 @@ const state = {
   socket: null,
   retry: 0,
   flipped: null,
+  needSnapshot: false,
   closing: false,
 };
 window.oddboard = state; // for the browser tests and for curious people
@@ -35,7 +36,8 @@ function send(message) {
 
 function connect() {
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  const query = state.game ? `?v=${state.v}` : '';
+  const query = state.game && !state.needSnapshot ? `?v=${state.v}` : '';
+  state.needSnapshot = false;
   const socket = new WebSocket(`${proto}://${location.host}/ws/game/${gameId}${query}`);
   state.socket = socket;
   socket.addEventListener('open', () => {
@@ -65,9 +67,10 @@ function reconnectLater() {
   const delay = Math.min(5000, 300 * 2 ** Math.min(state.retry, 4));
   setConnection('Reconnecting…');
   setTimeout(async () => {
-    if (!state.game) {
-      // The live game may be gone (finished long ago, or never existed): the stored record
-      // answers, and a finished game is shown by the replay page.
+    if (!state.game || state.retry > 2) {
+      // The live game may be gone (finished long ago, or never existed, or let go while this
+      // page slept): the stored record answers, and a finished game is shown by the replay
+      // page.
       try {
         const record = await api(`/api/games/${gameId}`);
         if (record.status === 'finished' || record.status === 'aborted') {
@@ -78,6 +81,13 @@ function reconnectLater() {
     }
     connect();
   }, delay);
+}
+
+/// Drops the socket and reconnects for a full snapshot rather than a catch-up.
+function resync() {
+  state.needSnapshot = true;
+  if (state.socket) state.socket.close();
+  else connect();
 }
 
 function setConnection(text) {
@@ -128,15 +138,25 @@ function applyUpdate(rules, update) {
 function applyEvent(ev) {
   const g = state.game;
   switch (ev.kind) {
-    case 'started':
+    case 'started': {
+      const hadSeat = !!g.you;
       g.status = 'active';
       g.white = ev.white;
       g.black = ev.black;
       g.rules = ev.rules;
       g.you = ev.white === myName() ? 'white' : ev.black === myName() ? 'black' : g.you;
+      // The creator of an open challenge learns their colour only now: face it.
+      if (!hadSeat && g.you) state.flipped = g.you === 'black';
       render(true);
       break;
+    }
     case 'action':
+      if (ev.ply !== g.moves.length + 1) {
+        // Not the next move of the game this page holds (it cannot follow from here):
+        // start again from a full snapshot.
+        resync();
+        return;
+      }
       g.moves.push({ ply: ev.ply, machine: ev.machine, human: ev.human });
       g.rules = applyUpdate(g.rules, ev.update);
       if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
