@@ -12,6 +12,7 @@
 
 use super::auth::CurrentUser;
 use super::error::ApiError;
+use super::extract::{GameIdPath, JsonBody, PathParam, QueryParams};
 use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
@@ -19,7 +20,7 @@ use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
 use crate::store::{ColorChoice, GameRecord, GameStatus};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -91,7 +92,7 @@ pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
 async fn create_game(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Json(body): Json<CreateGame>,
+    JsonBody(body): JsonBody<CreateGame>,
 ) -> Result<Response, ApiError> {
     let variant = playable_variant(&body.variant)?;
     let time_control = match body.clock {
@@ -124,7 +125,7 @@ async fn create_game(
 async fn accept_game(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(game_id): Path<Uuid>,
+    GameIdPath(game_id): GameIdPath,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let handle = state
         .games
@@ -161,7 +162,7 @@ struct GameRecordView<'a> {
 
 async fn get_game(
     State(state): State<AppState>,
-    Path(game_id): Path<Uuid>,
+    GameIdPath(game_id): GameIdPath,
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let view = GameRecordView {
@@ -188,8 +189,8 @@ struct HistoryQuery {
 
 async fn user_games(
     State(state): State<AppState>,
-    Path(name): Path<String>,
-    Query(query): Query<HistoryQuery>,
+    PathParam(name): PathParam<String>,
+    QueryParams(query): QueryParams<HistoryQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let user = state
         .store
@@ -306,7 +307,7 @@ pub fn export_text(record: &GameRecord) -> String {
 
 async fn export_game(
     State(state): State<AppState>,
-    Path(game_id): Path<Uuid>,
+    GameIdPath(game_id): GameIdPath,
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let text = export_text(&record);
@@ -328,7 +329,7 @@ async fn export_game(
 /// the stored roll log with the revealed seed, so anyone can recompute every roll.
 async fn dice_record(
     State(state): State<AppState>,
-    Path(game_id): Path<Uuid>,
+    GameIdPath(game_id): GameIdPath,
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let (Some(commitment), Some(seed)) = (record.dice_commitment.clone(), revealed_seed(&record))
@@ -445,7 +446,7 @@ struct GamesQuery {
 /// The newest games in one status: `active` (the default) for games to watch.
 async fn list_games(
     State(state): State<AppState>,
-    Query(query): Query<GamesQuery>,
+    QueryParams(query): QueryParams<GamesQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let status: GameStatus = match query.status.as_deref() {
         None | Some("") => GameStatus::Active,
@@ -499,7 +500,7 @@ pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapsho
 
 async fn replay(
     State(state): State<AppState>,
-    Path(game_id): Path<Uuid>,
+    GameIdPath(game_id): GameIdPath,
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let snapshots = replay_snapshots(&record)?;

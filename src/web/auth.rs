@@ -10,6 +10,7 @@
 //! takes four of them (create, accept, two sockets), each otherwise a database round trip.
 
 use super::error::ApiError;
+use super::extract::JsonBody;
 use super::AppState;
 use crate::store::User;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -324,7 +325,7 @@ async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiErr
 
 async fn register(
     State(state): State<AppState>,
-    Json(body): Json<Credentials>,
+    JsonBody(body): JsonBody<Credentials>,
 ) -> Result<Response, ApiError> {
     let username = Username::parse(&body.username)?;
     validate_password(&body.password)?;
@@ -338,7 +339,7 @@ async fn register(
 
 async fn login(
     State(state): State<AppState>,
-    Json(body): Json<Credentials>,
+    JsonBody(body): JsonBody<Credentials>,
 ) -> Result<Response, ApiError> {
     let user = state
         .store

@@ -4,6 +4,7 @@
 
 use crate::game::GameError;
 use crate::store::StoreError;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -21,6 +22,13 @@ pub enum ApiError {
         message: String,
     },
     NotFound(&'static str),
+    /// A request malformed below the level of its fields (see `extract.rs`): a body that is
+    /// not JSON, too large or not declared as JSON, a query string that does not parse.
+    Malformed {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+    },
     Game(GameError),
     Store(StoreError),
     /// Anything else that went wrong on our side.
@@ -56,6 +64,11 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, code, message.clone())
             }
             ApiError::NotFound(code) => (StatusCode::NOT_FOUND, code, "not found".into()),
+            ApiError::Malformed {
+                status,
+                code,
+                message,
+            } => (*status, code, message.clone()),
             ApiError::Game(e) => {
                 let status = match e {
                     GameError::NotFound => StatusCode::NOT_FOUND,
@@ -104,5 +117,44 @@ impl From<StoreError> for ApiError {
 impl From<GameError> for ApiError {
     fn from(e: GameError) -> Self {
         ApiError::Game(e)
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        let (status, code) = match &rejection {
+            JsonRejection::MissingJsonContentType(_) => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "json_required")
+            }
+            JsonRejection::BytesRejection(_)
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE =>
+            {
+                (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")
+            }
+            // Not JSON, or JSON of the wrong shape: a field missing, of the wrong type or
+            // out of its type's range. axum's text names the field.
+            _ => (StatusCode::UNPROCESSABLE_ENTITY, "bad_body"),
+        };
+        ApiError::Malformed {
+            status,
+            code,
+            message: rejection.body_text(),
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> Self {
+        ApiError::Malformed {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "bad_query",
+            message: rejection.body_text(),
+        }
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(_: PathRejection) -> Self {
+        ApiError::NotFound("not_found")
     }
 }

@@ -14,6 +14,7 @@
 
 use super::auth::{CurrentUser, MaybeUser};
 use super::error::ApiError;
+use super::extract::{JsonBody, PathParam, QueryParams};
 use super::protocol::ErrorMsg;
 use super::ws::{with_socket_limits, MAX_CLIENT_MESSAGE};
 use super::AppState;
@@ -23,7 +24,7 @@ use crate::game::lobby::{
 use crate::rules::Variant;
 use crate::store::User;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -72,7 +73,7 @@ struct CommandLine {
 async fn command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Json(body): Json<CommandLine>,
+    JsonBody(body): JsonBody<CommandLine>,
 ) -> Result<Json<Value>, ApiError> {
     if body.line.len() > MAX_CLIENT_MESSAGE {
         return Err(ApiError::invalid(
@@ -90,7 +91,7 @@ async fn command(
 async fn json_command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Json(body): Json<Value>,
+    JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<Value>, ApiError> {
     let message =
         parse_lobby_msg(body).map_err(|(code, message)| ApiError::invalid(code, message))?;
@@ -111,7 +112,7 @@ struct SeeksQuery {
 async fn seeks(
     State(state): State<AppState>,
     MaybeUser(user): MaybeUser,
-    Query(query): Query<SeeksQuery>,
+    QueryParams(query): QueryParams<SeeksQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let seeks = state
         .lobby
@@ -128,7 +129,7 @@ async fn live_games(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
 
 async fn finger(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
 ) -> Result<Json<Value>, ApiError> {
     let finger = state.lobby.finger(&name).await.map_err(lobby_api_error)?;
     Ok(Json(serde_json::to_value(finger).unwrap_or(Value::Null)))
@@ -141,8 +142,8 @@ struct RatingHistoryQuery {
 
 async fn rating_history(
     State(state): State<AppState>,
-    Path(name): Path<String>,
-    Query(query): Query<RatingHistoryQuery>,
+    PathParam(name): PathParam<String>,
+    QueryParams(query): QueryParams<RatingHistoryQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let variant = match query.variant.as_deref() {
         None | Some("") => None,

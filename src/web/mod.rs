@@ -5,6 +5,7 @@
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod extract;
 pub mod lobby;
 pub mod pages;
 pub mod protocol;
@@ -13,7 +14,7 @@ pub mod ws;
 use crate::game::lobby::LobbyHandle;
 use crate::game::Games;
 use crate::store::{CommitStats, Store};
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -21,7 +22,6 @@ use axum::Router;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tokio_util::task::TaskTracker;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
@@ -85,7 +85,9 @@ pub fn router(state: AppState) -> Router {
         .merge(api::router())
         .merge(pages::router())
         .merge(lobby::router())
-        .layer(RequestBodyLimitLayer::new(64 * 1024))
+        // Bodies are read by the JSON extractor, which answers one over the limit with the
+        // API's `body_too_large` (`extract::JsonBody`).
+        .layer(DefaultBodyLimit::max(64 * 1024))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -9,11 +9,12 @@
 //! shares, the lobby's included ([`with_socket_limits`]).
 
 use super::auth::MaybeUser;
+use super::extract::{GameIdPath, QueryParams};
 use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
 use super::AppState;
 use crate::game::{GameError, GameHandle, PlayerRequest};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::atomic::Ordering;
@@ -42,8 +43,8 @@ pub struct ResumeQuery {
 
 pub async fn game_socket(
     State(state): State<AppState>,
-    Path(game_id): Path<Uuid>,
-    Query(resume): Query<ResumeQuery>,
+    GameIdPath(game_id): GameIdPath,
+    QueryParams(resume): QueryParams<ResumeQuery>,
     MaybeUser(user): MaybeUser,
     upgrade: WebSocketUpgrade,
 ) -> Response {

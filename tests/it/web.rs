@@ -258,3 +258,103 @@ async fn games_are_validated_and_listed() {
     assert!(commits_timed.is_some_and(|n| n > 0), "{}", metrics.body);
     server.stop().await;
 }
+
+/// Sends one raw HTTP/1.1 request on a new connection and returns the status and the body
+/// parsed as JSON (Null if it is not JSON).
+async fn raw_request(addr: &str, head: &str, body: &[u8]) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let mut request = format!(
+        "{head}\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    // The server may answer (413) before reading the whole body and close: a failed write
+    // of the rest is expected then.
+    let _ = stream.write_all(&request).await;
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let json = text
+        .split_once("\r\n\r\n")
+        .and_then(|(_, body)| serde_json::from_str(body).ok())
+        .unwrap_or(Value::Null);
+    (status, json)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_requests_get_json_errors_with_stable_codes() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut client = server.client();
+    let me = client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    let name = me["username"].as_str().unwrap_or_default().to_string();
+
+    // A field of the wrong type or range.
+    let answer = client
+        .post(
+            "/api/games",
+            &json!({ "variant": "suicide", "clock": { "minutes": 3, "increment": -1 } }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer.status, 422, "{}", answer.body);
+    assert_eq!(answer.json()["error"], "bad_body");
+    assert!(
+        answer.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("increment")),
+        "{}",
+        answer.body
+    );
+    // A game id that is not a UUID names no game, on the API and the socket alike.
+    for path in ["/api/games/xyz", "/games/xyz/export", "/ws/game/xyz"] {
+        let answer = client.get(path).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(answer.status, 404, "{path}: {}", answer.body);
+        assert_eq!(answer.json()["error"], "game_not_found", "{path}");
+    }
+    // A query string that does not parse.
+    let answer = client
+        .get(&format!("/api/users/{name}/games?page=first"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer.status, 422, "{}", answer.body);
+    assert_eq!(answer.json()["error"], "bad_query");
+
+    let cookie = client.cookie.clone().unwrap_or_default();
+    let head = |extra: &str| format!("POST /api/games HTTP/1.1\r\nCookie: {cookie}{extra}");
+    // Not JSON at all.
+    let (status, body) = raw_request(
+        &server.addr,
+        &head("\r\nContent-Type: application/json"),
+        b"{not json",
+    )
+    .await;
+    assert_eq!((status, body["error"].as_str()), (422, Some("bad_body")));
+    // JSON not declared as such.
+    let (status, body) = raw_request(&server.addr, &head(""), br#"{"variant":"suicide"}"#).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (415, Some("json_required"))
+    );
+    // Over the 64 KiB every body is held to.
+    let big = format!(r#"{{"variant":"{}"}}"#, "x".repeat(70 * 1024));
+    let (status, body) = raw_request(
+        &server.addr,
+        &head("\r\nContent-Type: application/json"),
+        big.as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (413, Some("body_too_large"))
+    );
+    server.stop().await;
+}
