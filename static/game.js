@@ -262,7 +262,8 @@ function renderOffers() {
     a.textContent = 'Go to the rematch';
     offer.appendChild(a);
   }
-  if (playing && (g.absent || []).includes(other)) {
+  // Before both sides have moved the game can only be aborted, not claimed.
+  if (playing && g.moves.length >= 2 && (g.absent || []).includes(other)) {
     offer.appendChild(button('Claim victory', () => send({ t: 'claim_victory' }), 'claim-victory'));
     offer.appendChild(button('Claim draw', () => send({ t: 'claim_draw' }), 'claim-draw'));
   }
@@ -270,6 +271,9 @@ function renderOffers() {
   join.replaceChildren();
   if (g.status === 'waiting' && !g.you && g.creator !== myName()) {
     join.appendChild(button(myName() ? 'Accept this challenge' : 'Play as guest and accept', acceptChallenge, 'accept'));
+  }
+  if (g.status === 'waiting' && g.creator === myName()) {
+    join.appendChild(button('Cancel this challenge', () => send({ t: 'abort' }), 'cancel-challenge'));
   }
   if (over) {
     const a = document.createElement('a');

@@ -166,6 +166,8 @@ struct GameActor {
     /// When each seat's last connection closed, on the actor's time scale.
     gone_since: [Option<u64>; 2],
     first_move_deadline: Option<u64>,
+    /// When an open challenge nobody has accepted is withdrawn (only while waiting).
+    challenge_expires_at: Option<u64>,
     /// Not before when to retry a change of the actor's own that the store failed to commit
     /// (see [`STORE_RETRY_MS`]); deadlines wait for it.
     store_retry_at: Option<u64>,
@@ -194,7 +196,7 @@ pub(super) fn spawn_new(
     if let Some(secret) = &dice {
         game.set_dice(secret.seed, &id.to_string());
     }
-    let actor = GameActor::new(
+    let mut actor = GameActor::new(
         games,
         id,
         game,
@@ -205,7 +207,13 @@ pub(super) fn spawn_new(
         terms,
         dice,
     );
+    let limit = actor.games.inner.settings.open_challenge_limit;
+    actor.challenge_expires_at = Some(actor.now_ms().saturating_add(millis(limit)));
     Ok(actor.spawn())
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Spawns the actor of a game loaded from the database, replaying its actions.
@@ -273,6 +281,16 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
         );
     }
     actor.moves = moves;
+    if actor.status == GameStatus::Waiting {
+        // An open challenge expires as long after its creation as if the server had never
+        // stopped.
+        let limit = actor.games.inner.settings.open_challenge_limit;
+        let age = (chrono::Utc::now() - record.created_at)
+            .to_std()
+            .unwrap_or_default();
+        let left = limit.saturating_sub(age);
+        actor.challenge_expires_at = Some(actor.now_ms().saturating_add(millis(left)));
+    }
     // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
     actor.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
     if actor.status == GameStatus::Active {
@@ -328,6 +346,7 @@ impl GameActor {
             anonymous_viewers: 0,
             gone_since: [None, None],
             first_move_deadline: None,
+            challenge_expires_at: None,
             store_retry_at: None,
             ended_at: None,
             unwatched_since: Some(0),
@@ -389,7 +408,10 @@ impl GameActor {
                 .map(|(_, t)| t),
             _ => None,
         };
-        let due = [linger, flag, self.first_move_deadline]
+        let expiry = self
+            .challenge_expires_at
+            .filter(|_| self.status == GameStatus::Waiting);
+        let due = [linger, flag, self.first_move_deadline, expiry]
             .into_iter()
             .flatten()
             .min();
@@ -452,7 +474,9 @@ impl GameActor {
         }
         self.store_retry_at = None;
         self.play_forced_actions().await;
-        let result = if self.first_move_deadline.is_some_and(|t| now >= t) {
+        let expired = self.status == GameStatus::Waiting
+            && self.challenge_expires_at.is_some_and(|t| now >= t);
+        let result = if expired || self.first_move_deadline.is_some_and(|t| now >= t) {
             self.finish(Outcome::draw(EndReason::Aborted)).await
         } else {
             match self.clock.as_ref().and_then(Clock::flag_deadline) {
@@ -913,6 +937,14 @@ impl GameActor {
     }
 
     async fn request(&mut self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
+        // The creator of an open challenge, who has no seat until someone accepts, may
+        // withdraw it.
+        if self.status == GameStatus::Waiting
+            && request == PlayerRequest::Abort
+            && user_id == self.creator.user_id
+        {
+            return self.finish(Outcome::draw(EndReason::Aborted)).await;
+        }
         let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
         let over = matches!(self.status, GameStatus::Finished | GameStatus::Aborted);
         match request {

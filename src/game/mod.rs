@@ -259,6 +259,10 @@ impl GameHandle {
 pub struct GameSettings {
     /// How long each side has for its first move before the game is aborted.
     pub first_move_limit: Duration,
+    /// How long an open challenge waits for someone to accept it before it is withdrawn
+    /// (aborted), so that forgotten links do not pile up, each an actor restored at every
+    /// start.
+    pub open_challenge_limit: Duration,
     /// How long a finished game's actor stays up for rematches and late viewers.
     pub linger_after_end: Duration,
     /// How long a finished game stays up once nobody is connected to it (never longer than
@@ -275,6 +279,7 @@ impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
             first_move_limit: Duration::from_secs(30),
+            open_challenge_limit: Duration::from_secs(24 * 60 * 60),
             linger_after_end: Duration::from_secs(600),
             linger_unwatched: Duration::from_secs(60),
             min_claim_delay: Duration::from_secs(10),

@@ -32,6 +32,7 @@ pub fn database_url_named(name: &str) -> String {
 pub fn fast_settings() -> GameSettings {
     GameSettings {
         first_move_limit: Duration::from_secs(30),
+        open_challenge_limit: Duration::from_secs(24 * 60 * 60),
         linger_after_end: Duration::from_secs(60),
         linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),

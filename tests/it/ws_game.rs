@@ -291,6 +291,53 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_challenge_can_be_withdrawn_and_expires() {
+    let settings = oddboard::game::GameSettings {
+        open_challenge_limit: Duration::from_millis(600),
+        ..fast_settings()
+    };
+    let server = TestServer::start(settings).await;
+    let mut alice = server.guest().await;
+    let bob = server.guest().await;
+    let aborted = Some(json!({ "winner": null, "reason": "aborted" }));
+
+    // Withdrawn by its creator, after which nobody can take it.
+    let game_id = alice.create_game("suicide", Value::Null, "white").await;
+    let mut creator = alice.watch(&game_id).await;
+    creator.send(json!({ "t": "abort" })).await;
+    creator.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(creator.outcome, aborted);
+    let answer = bob
+        .client
+        .clone()
+        .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        answer.json()["error"],
+        "game_already_started",
+        "{}",
+        answer.body
+    );
+
+    // Only its creator may withdraw it; left alone, it expires.
+    let game_id = alice.create_game("suicide", Value::Null, "white").await;
+    let mut visitor = bob.watch(&game_id).await;
+    visitor.send(json!({ "t": "abort" })).await;
+    visitor.expect_error("not_a_player").await;
+    visitor.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(visitor.outcome, aborted);
+    let record = server
+        .client()
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "aborted", "{record}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_end_the_database_refuses_is_not_announced() {
     let server = TestServer::start(fast_settings()).await;
     let mut alice = server.guest().await;
