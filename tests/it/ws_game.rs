@@ -3,6 +3,7 @@
 //! and every kind of bad input.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -11,6 +12,14 @@ use std::time::Duration;
 const PLY_CAP: u64 = 300;
 
 /// Creates a game (creator White), has the other player accept, and returns the id.
+/// A server with the given settings, and two guests on it.
+async fn server_and_two_guests(settings: GameSettings) -> (TestServer, Player, Player) {
+    let server = TestServer::start(settings).await;
+    let alice = server.guest().await;
+    let bob = server.guest().await;
+    (server, alice, bob)
+}
+
 /// An untimed Suicide game between the two, both watching, after each side's first move.
 async fn untimed_game_after_first_moves(
     white: &mut Player,
@@ -292,13 +301,11 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_challenge_can_be_withdrawn_and_expires() {
-    let settings = oddboard::game::GameSettings {
+    let settings = GameSettings {
         open_challenge_limit: Duration::from_millis(600),
         ..fast_settings()
     };
-    let server = TestServer::start(settings).await;
-    let mut alice = server.guest().await;
-    let bob = server.guest().await;
+    let (server, mut alice, bob) = server_and_two_guests(settings).await;
     let aborted = Some(json!({ "winner": null, "reason": "aborted" }));
 
     // Withdrawn by its creator, after which nobody can take it.
@@ -578,13 +585,11 @@ async fn every_variant_ends_by_resignation_agreement_and_flag() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_whose_first_move_never_comes_is_aborted() {
-    let settings = oddboard::game::GameSettings {
+    let settings = GameSettings {
         first_move_limit: Duration::from_millis(400),
         ..fast_settings()
     };
-    let server = TestServer::start(settings).await;
-    let mut alice = server.guest().await;
-    let mut bob = server.guest().await;
+    let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
     // White never moves.
     let game_id = start_game(&mut alice, &mut bob, "chad", Value::Null).await;
     let mut black = bob.watch(&game_id).await;
@@ -670,13 +675,11 @@ async fn a_resigned_dice_game_still_verifies_and_states_no_rules_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_nobody_watches_is_let_go() {
-    let settings = oddboard::game::GameSettings {
+    let settings = GameSettings {
         linger_unwatched: Duration::from_millis(300),
         ..fast_settings()
     };
-    let server = TestServer::start(settings).await;
-    let mut alice = server.guest().await;
-    let mut bob = server.guest().await;
+    let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let black = bob.watch(&game_id).await;
