@@ -16,7 +16,7 @@ use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
 use crate::store::{
     ClockSetting, ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus,
-    JsonText, NewAction,
+    JsonText, NewAction, StoreError,
 };
 use rand::Rng;
 use serde::Serialize;
@@ -700,23 +700,25 @@ impl GameActor {
         action: &str,
         received: Instant,
     ) -> Result<(), GameError> {
-        match self.status {
-            GameStatus::Waiting => return Err(GameError::NotStarted),
-            GameStatus::Finished | GameStatus::Aborted => return Err(GameError::GameOver),
-            GameStatus::Active => {}
+        if self.status == GameStatus::Waiting {
+            return Err(GameError::NotStarted);
         }
         let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
+        // A retry of an action already played is told so, also when that action ended the
+        // game. The client may have written it in either notation the variant reads.
+        let already = ply
+            .checked_sub(1)
+            .and_then(|i| self.moves.get(i as usize))
+            .is_some_and(|m| m.machine == action || m.human == action);
+        if already {
+            return Err(GameError::Duplicate { ply });
+        }
+        if self.status != GameStatus::Active {
+            return Err(GameError::GameOver);
+        }
         let expected = self.ply() + 1;
         if ply != expected {
-            let already = ply
-                .checked_sub(1)
-                .and_then(|i| self.moves.get(i as usize))
-                .is_some_and(|m| m.machine == action);
-            return Err(if already {
-                GameError::Duplicate { ply }
-            } else {
-                GameError::WrongPly { expected }
-            });
+            return Err(GameError::WrongPly { expected });
         }
         if self.game.turn() != color {
             return Err(GameError::NotYourTurn);
@@ -785,20 +787,32 @@ impl GameActor {
             outcome,
             ended_at: chrono::Utc::now(),
         });
+        let stored_ply = i32::try_from(ply).unwrap_or(i32::MAX);
         let action = NewAction {
             game_id: self.id,
-            ply: i32::try_from(ply).unwrap_or(i32::MAX),
+            ply: stored_ply,
             machine: played.machine.clone(),
             human: played.human.clone(),
             white_ms: clock_view.map(|c| i64::try_from(c.white_ms).unwrap_or(i64::MAX)),
             black_ms: clock_view.map(|c| i64::try_from(c.black_ms).unwrap_or(i64::MAX)),
             rolls,
         };
-        self.games
+        match self
+            .games
             .inner
             .writer
             .commit(GameChange::Act(action, ends))
-            .await?;
+            .await
+        {
+            Ok(()) => {}
+            // The ply is stored already. If with this very action, an earlier commit of it
+            // went through but its answer was lost (the connection dropped after COMMIT),
+            // and the game was left one ply behind its own record, refusing every move
+            // after: the action is committed, so it is adopted now.
+            Err(StoreError::DuplicatePly { .. })
+                if self.stored_action(stored_ply).await.as_deref() == Some(&played.machine) => {}
+            Err(e) => return Err(e.into()),
+        }
         // Committed: adopt the new state. The opponent's time runs from now, when the action
         // can first be seen: the commit's wait is charged to neither side.
         if let Some(clock) = clock.as_mut().filter(|c| c.is_running()) {
@@ -835,6 +849,18 @@ impl GameActor {
             self.conclude(end.outcome, now).await;
         }
         Ok(())
+    }
+
+    /// The machine notation stored for this game's `ply`, if any (None if the store cannot
+    /// tell).
+    async fn stored_action(&self, ply: i32) -> Option<String> {
+        match self.games.store().stored_action(self.id, ply).await {
+            Ok(machine) => machine,
+            Err(e) => {
+                tracing::error!(cause = %e, "could not read a stored action");
+                None
+            }
+        }
     }
 
     /// Ends the game without an action (resignation, flag, agreement, abort…): stores the

@@ -676,6 +676,25 @@ impl Store {
         rows.into_iter().map(GameSummary::try_from).collect()
     }
 
+    /// The machine notation of the action stored for `game_id` at `ply`, if there is one.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn stored_action(
+        &self,
+        game_id: Uuid,
+        ply: i32,
+    ) -> Result<Option<String>, StoreError> {
+        let machine =
+            sqlx::query_scalar("select machine from game_action where game_id = $1 and ply = $2")
+                .bind(game_id)
+                .bind(ply)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(machine)
+    }
+
     /// Appends a batch of actions (of any games, several of one game allowed) with one
     /// multi-row INSERT: [`Store::apply_changes`] with actions only. Returns one result per
     /// entry, in order: `Ok` if committed, [`StoreError::DuplicatePly`] if that game already

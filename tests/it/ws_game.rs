@@ -345,6 +345,28 @@ async fn an_open_challenge_can_be_withdrawn_and_expires() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_committed_without_its_answer_is_adopted_on_retry() {
+    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
+    let (game_id, mut white, mut black) =
+        untimed_game_after_first_moves(&mut alice, &mut bob).await;
+    // As if White's move had been committed and the answer lost on the way back: the row is
+    // there, the game does not know it. White's retry must be taken, not refused forever.
+    let action = choose(&white.legal, white.ply);
+    server
+        .execute(&format!(
+            "insert into game_action (game_id, ply, machine, human) \
+             values ('{game_id}', 3, '{action}', '{action}');"
+        ))
+        .await;
+    white.act(&action).await;
+    white.read_until(|w| w.ply == 3).await;
+    black.read_until(|w| w.ply == 3).await;
+    assert_eq!(black.moves.get(2), Some(&action));
+    assert!(white.errors.is_empty(), "{:?}", white.errors);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_end_the_database_refuses_is_not_announced() {
     let server = TestServer::start(fast_settings()).await;
     let mut alice = server.guest().await;
@@ -456,6 +478,11 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     // A retry of the same action for the same ply is a duplicate.
     white
         .send(json!({ "t": "act", "ply": 1, "action": "e2e4" }))
+        .await;
+    white.expect_error("duplicate_action").await;
+    // Also when the retry names it in the human notation the variant also reads.
+    white
+        .send(json!({ "t": "act", "ply": 1, "action": "e4" }))
         .await;
     white.expect_error("duplicate_action").await;
     // Forced capture: after e4 d5, a quiet move is refused with the rules' reason.
