@@ -738,6 +738,35 @@ async fn rated_games_move_ratings_and_aborted_ones_do_not() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rematch_of_a_game_in_fractional_minutes_is_refused_not_rounded() {
+    let server = server().await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    // Half a minute, through the API: the lobby's controls are whole minutes, and rounding
+    // down would make the rematch a game without a clock.
+    let created = alice
+        .client
+        .post(
+            "/api/games",
+            &json!({ "variant": "suicide", "clock": { "minutes": 0.5, "increment": 0 } }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let game_id = created.json()["game_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let accepted = bob
+        .client
+        .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    expect_ok(&accepted).unwrap_or_else(|e| panic!("accept: {e}"));
+    alice.fails("rematch", "invalid_value").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_history_finger_and_help() {
     let server = server().await;
     let mut alice = LobbyPlayer::guest(&server).await;

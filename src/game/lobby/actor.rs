@@ -1420,12 +1420,23 @@ impl LobbyActor {
             .user_by_id(opponent)
             .await?
             .ok_or(LobbyError::NoPreviousGame)?;
-        let (time, inc) = last.clock_ms.map_or((0, 0), |(initial, increment)| {
-            (
-                u32::try_from(initial / 60_000).unwrap_or(0),
-                u32::try_from(increment / 1000).unwrap_or(0),
-            )
-        });
+        // The lobby's time controls are whole minutes and seconds, as on FICS; a game made
+        // through the API may have had a fraction (0.5 + 0), which rounded down would be
+        // rematched as another game (0 + 0 is no clock at all).
+        let (time, inc) = match last.clock_ms {
+            None => (0, 0),
+            Some((initial, increment)) if initial % 60_000 == 0 && increment % 1000 == 0 => (
+                u32::try_from(initial / 60_000).unwrap_or(u32::MAX),
+                u32::try_from(increment / 1000).unwrap_or(u32::MAX),
+            ),
+            Some(_) => {
+                return Err(LobbyError::InvalidValue(
+                    "the last game's time control is not in whole minutes and seconds; \
+                     use the game page's rematch, or match with a time control"
+                        .into(),
+                ))
+            }
+        };
         self.challenge(
             me,
             MatchRequest {
