@@ -174,8 +174,17 @@ async fn apply_one(
                 .await
                 .map_err(|err| action_error(err, action))?;
             if let Some(end) = end {
-                if let Err(err) = record_end(&mut **tx, end).await {
-                    log_unrecorded_end(end.game_id, &err);
+                match record_end(&mut **tx, end).await {
+                    Ok(()) => {}
+                    // No unfinished row to end: as in the one-statement path, the action
+                    // stands and the oddity is logged.
+                    Err(StoreError::NotFound) => {
+                        log_unrecorded_end(end.game_id, &StoreError::NotFound);
+                    }
+                    // The database refused the end. The savepoint is now unusable, and the
+                    // action goes with its end or not at all, as in the one-statement path:
+                    // refused, rolled back to the savepoint, the rest of the batch unharmed.
+                    Err(err) => return Err(err),
                 }
             }
             Ok(())

@@ -1261,6 +1261,47 @@ async fn a_bad_change_does_not_sink_its_batch(pool: PgPool) -> Result<(), StoreE
     Ok(())
 }
 
+/// A last action whose game's end the database refuses is refused with its end (the two go
+/// together, as in the one-statement path), and the rest of the batch commits.
+#[sqlx::test(migrations = "./migrations")]
+async fn a_refused_end_takes_only_its_own_last_action(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool.clone());
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let ongoing = started_game(&store, a, b, Variant::Suicide).await;
+    let ending = started_game(&store, a, b, Variant::Suicide).await;
+    sqlx::raw_sql(&format!(
+        "create function refuse_end() returns trigger language plpgsql as $$ \
+         begin raise exception 'refused for the test'; end $$; \
+         create trigger refuse_end before update of status on game for each row \
+         when (new.game_id = '{ending}') execute function refuse_end();"
+    ))
+    .execute(&pool)
+    .await?;
+    let stalemate = Outcome::win(Color::White, EndReason::Stalemate);
+
+    let answers = store
+        .apply_changes(&[
+            GameChange::Act(action(ongoing, 1), None),
+            GameChange::Act(action(ending, 1), Some(end(ending, stalemate))),
+        ])
+        .await?;
+
+    assert!(
+        matches!(answers.as_slice(), [Ok(()), Err(StoreError::Database(_))]),
+        "{answers:?}"
+    );
+    let ongoing = store.load_game(ongoing).await?.expect("ongoing");
+    assert_eq!(plies(&ongoing.actions), [1]);
+    let ending = store.load_game(ending).await?.expect("ending");
+    assert_eq!(
+        (ending.status, ending.actions.len()),
+        (GameStatus::Active, 0)
+    );
+    Ok(())
+}
+
 /// One statement cannot change a game's row twice: such a batch is refused whole, before
 /// anything is written. Several plain actions of one game are fine.
 #[sqlx::test(migrations = "./migrations")]
