@@ -16,9 +16,10 @@ use crate::store::User;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use axum::extract::{FromRequestParts, State};
-use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::header::{COOKIE, HOST, ORIGIN, SET_COOKIE};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -370,6 +371,38 @@ async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
         }
     }
     Err(ApiError::Internal("no free guest name".into()))
+}
+
+/// Refuses a state-changing request a browser sent from another site's page. SameSite=Lax
+/// keeps the session cookie off such requests, but not every one needs it: a cross-site
+/// form could still log a visitor out, or sign them in as a new guest in place of their
+/// session. Browsers name the page's origin on every POST; programs (the load tool, curl)
+/// name none and are let through.
+pub async fn refuse_cross_origin(request: axum::extract::Request, next: Next) -> Response {
+    let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD);
+    if changes_state && !same_origin(request.headers()) {
+        return ApiError::Malformed {
+            status: axum::http::StatusCode::FORBIDDEN,
+            code: "cross_origin",
+            message: "requests that change something must come from this site's pages".into(),
+        }
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// True without an `Origin` header, or when its host is the request's `Host`.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return true;
+    };
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, host)| host);
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
 }
 
 async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {

@@ -88,6 +88,7 @@ pub fn router(state: AppState) -> Router {
         // Bodies are read by the JSON extractor, which answers one over the limit with the
         // API's `body_too_large` (`extract::JsonBody`).
         .layer(DefaultBodyLimit::max(64 * 1024))
+        .layer(axum::middleware::from_fn(auth::refuse_cross_origin))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -356,5 +356,25 @@ async fn malformed_requests_get_json_errors_with_stable_codes() {
         (status, body["error"].as_str()),
         (413, Some("body_too_large"))
     );
+    // A browser posting from another site's page is refused; from this site's, served.
+    let game = br#"{"variant":"suicide","clock":null}"#;
+    let json_from =
+        |origin: &str| format!("\r\nContent-Type: application/json\r\nOrigin: {origin}");
+    let (status, body) =
+        raw_request(&server.addr, &head(&json_from("http://evil.example")), game).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("cross_origin"))
+    );
+    let own = format!("http://{}", server.addr);
+    let (status, body) = raw_request(&server.addr, &head(&json_from(&own)), game).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, _) = raw_request(
+        &server.addr,
+        "POST /api/auth/logout HTTP/1.1\r\nOrigin: http://evil.example",
+        b"",
+    )
+    .await;
+    assert_eq!(status, 403, "a cross-site form cannot log a visitor out");
     server.stop().await;
 }
