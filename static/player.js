@@ -20,21 +20,22 @@ function myResult(g) {
 }
 
 async function loadRatings() {
-  // Results per variant from the history; ratings come from the ratings API when it exists.
-  // Glicko-2 ratings per variant from the player's finger (`GET /api/users/{name}`).
+  // Glicko-2 ratings per variant from the player's finger (`GET /api/users/{name}`), and
+  // every finished game counted by result (`GET /api/users/{name}/results`).
   const ratings = {};
+  const results = {};
   try {
     const r = await api(`/api/users/${encodeURIComponent(name)}`);
     for (const entry of (r.finger || r).ratings || []) ratings[entry.variant] = entry;
+    const counted = await api(`/api/users/${encodeURIComponent(name)}/results`);
+    for (const entry of counted.results) results[entry.variant] = entry;
   } catch (_) { /* unknown player: the games list says so */ }
   const rows = [];
   for (const [variant, label] of Object.entries(VARIANT_NAMES)) {
-    const data = await api(`/api/users/${encodeURIComponent(name)}/games?variant=${variant}&per_page=100`);
-    const finished = data.games.filter((g) => g.status === 'finished');
-    const count = (kind) => finished.filter((g) => myResult(g) === kind).length;
     const rating = ratings[variant];
     const ratingText = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''} (${rating.games} rated)` : '—';
-    rows.push(`<tr><td>${esc(label)}</td><td>${esc(ratingText)}</td><td>${finished.length}</td><td>${count('win')}</td><td>${count('draw')}</td><td>${count('loss')}</td></tr>`);
+    const r = results[variant] || { finished: 0, wins: 0, draws: 0, losses: 0 };
+    rows.push(`<tr><td>${esc(label)}</td><td>${esc(ratingText)}</td><td>${r.finished}</td><td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td></tr>`);
   }
   $('ratings').innerHTML = rows.join('');
 }
@@ -44,12 +45,12 @@ async function loadGames() {
   const result = $('filter-result').value;
   let data;
   try {
-    data = await api(`/api/users/${encodeURIComponent(name)}/games?page=${page}&per_page=${PER_PAGE}${variant ? `&variant=${variant}` : ''}`);
+    data = await api(`/api/users/${encodeURIComponent(name)}/games?page=${page}&per_page=${PER_PAGE}${variant ? `&variant=${variant}` : ''}${result ? `&result=${result}` : ''}`);
   } catch (e) {
     $('games').innerHTML = `<tr><td colspan="8">${esc(e.message)}</td></tr>`;
     return;
   }
-  const games = data.games.filter((g) => !result || myResult(g) === result);
+  const games = data.games;
   $('games').innerHTML = games.map((g) => {
     const date = new Date(g.created_at).toLocaleDateString();
     const res = g.outcome ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;

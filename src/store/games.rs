@@ -286,6 +286,35 @@ impl GameRecord {
     }
 }
 
+/// A finished game's result from one player's side: what a history can be filtered by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerResult {
+    Win,
+    Loss,
+    Draw,
+}
+
+impl PlayerResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerResult::Win => "win",
+            PlayerResult::Loss => "loss",
+            PlayerResult::Draw => "draw",
+        }
+    }
+}
+
+/// A player's finished games of one variant, counted by result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VariantResults {
+    pub variant: Variant,
+    pub finished: i64,
+    pub wins: i64,
+    pub draws: i64,
+    pub losses: i64,
+}
+
 /// One line of a user's game history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameSummary {
@@ -582,8 +611,9 @@ impl Store {
     }
 
     /// The games `username` (any case) sat in that started or were aborted, newest first by
-    /// creation time, optionally of one variant; `limit`/`offset` page through them. Waiting
-    /// games are left out: they are seeks, not history. Empty for an unknown user.
+    /// creation time, optionally of one variant and with one result for that user;
+    /// `limit`/`offset` page through them. Waiting games are left out: they are seeks, not
+    /// history. Empty for an unknown user.
     ///
     /// # Errors
     /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
@@ -592,6 +622,7 @@ impl Store {
         &self,
         username: &str,
         variant: Option<Variant>,
+        result: Option<PlayerResult>,
         limit: i64,
         offset: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
@@ -608,6 +639,11 @@ impl Store {
              where lower(u.username) = lower($1) \
                and g.status in ('active', 'finished', 'aborted') \
                and ($2::text is null or g.variant = $2) \
+               and ($5::text is null or $5 = case \
+                    when g.result = '1/2-1/2' then 'draw' \
+                    when g.result is null or g.result not in ('1-0', '0-1') then null \
+                    when (g.result = '1-0') = (g.white_id = u.user_id) then 'win' \
+                    else 'loss' end) \
              order by g.created_at desc, g.game_id desc \
              limit $3 offset $4",
         )
@@ -615,9 +651,46 @@ impl Store {
         .bind(variant.map(Variant::key))
         .bind(limit)
         .bind(offset)
+        .bind(result.map(PlayerResult::as_str))
         .fetch_all(&self.pool)
         .await?;
         rows.into_iter().map(GameSummary::try_from).collect()
+    }
+
+    /// `username`'s (any case) finished games counted by result, one entry per variant
+    /// played, in variant id order. Empty for an unknown user or one with no finished game.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn user_results(&self, username: &str) -> Result<Vec<VariantResults>, StoreError> {
+        let rows: Vec<(String, i64, i64, i64, i64)> = sqlx::query_as(
+            "select g.variant, count(*), \
+                    count(*) filter (where (g.result = '1-0') = (g.white_id = u.user_id) \
+                                       and g.result in ('1-0', '0-1')), \
+                    count(*) filter (where g.result = '1/2-1/2'), \
+                    count(*) filter (where (g.result = '1-0') <> (g.white_id = u.user_id) \
+                                       and g.result in ('1-0', '0-1')) \
+             from app_user u \
+             join game g on g.white_id = u.user_id or g.black_id = u.user_id \
+             where lower(u.username) = lower($1) and g.status = 'finished' \
+             group by g.variant \
+             order by g.variant",
+        )
+        .bind(username)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(variant, finished, wins, draws, losses)| {
+                Ok(VariantResults {
+                    variant: parse_column("game.variant", &variant)?,
+                    finished,
+                    wins,
+                    draws,
+                    losses,
+                })
+            })
+            .collect()
     }
 
     /// The newest games in one status (`active` for games to watch, `waiting` for open

@@ -19,7 +19,7 @@ use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
-use crate::store::{ColorChoice, GameRecord, GameStatus};
+use crate::store::{ColorChoice, GameRecord, GameStatus, PlayerResult};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -183,8 +183,20 @@ fn revealed_seed(record: &GameRecord) -> Option<String> {
 #[derive(Deserialize)]
 struct HistoryQuery {
     variant: Option<String>,
+    /// `win`, `loss` or `draw`, from the user's side.
+    result: Option<PlayerResult>,
     page: Option<i64>,
     per_page: Option<i64>,
+}
+
+/// The stored spelling of a registered or guest user's name, looked up in any case.
+async fn known_username(state: &AppState, name: &str) -> Result<String, ApiError> {
+    let user = state
+        .store
+        .user_by_name(name)
+        .await?
+        .ok_or(ApiError::NotFound("user_not_found"))?;
+    Ok(user.username)
 }
 
 async fn user_games(
@@ -192,11 +204,7 @@ async fn user_games(
     PathParam(name): PathParam<String>,
     QueryParams(query): QueryParams<HistoryQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let user = state
-        .store
-        .user_by_name(&name)
-        .await?
-        .ok_or(ApiError::NotFound("user_not_found"))?;
+    let username = known_username(&state, &name).await?;
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
         Some(text) => Some(
@@ -210,14 +218,24 @@ async fn user_games(
     let offset = (page - 1).saturating_mul(per_page);
     let games = state
         .store
-        .user_games(&user.username, variant, per_page, offset)
+        .user_games(&username, variant, query.result, per_page, offset)
         .await?;
     Ok(Json(json!({
-        "user": user.username,
+        "user": username,
         "page": page,
         "per_page": per_page,
         "games": games,
     })))
+}
+
+/// A player's finished games counted by result, per variant (the player page's table).
+async fn user_results(
+    State(state): State<AppState>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let username = known_username(&state, &name).await?;
+    let results = state.store.user_results(&username).await?;
+    Ok(Json(json!({ "user": username, "results": results })))
 }
 
 /// Escapes a PGN tag value.
@@ -530,6 +548,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/accept", post(accept_game))
         .route("/api/users/{name}/games", get(user_games))
+        .route("/api/users/{name}/results", get(user_results))
         .route("/games/{id}/export", get(export_game))
         .route("/api/games/{id}/dice", get(dice_record))
         .route("/api/variants", get(variants))

@@ -12,7 +12,8 @@ use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::changes::APPLY_CHANGES;
 use oddboard::store::{
     ActionRecord, ClockSetting, ColorChoice, GameChange, GameEnd, GameStart, GameStatus,
-    GameWriter, JsonText, NewAction, NewGame, Store, StoreError, User, WriterConfig,
+    GameSummary, GameWriter, JsonText, NewAction, NewGame, PlayerResult, Store, StoreError, User,
+    VariantResults, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
 use std::sync::Arc;
@@ -603,6 +604,98 @@ async fn resumed_games_come_with_their_actions_and_count_the_restart(
 }
 
 #[sqlx::test(migrations = "./migrations")]
+async fn results_are_counted_and_filtered_from_each_players_side(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    // Alice: wins as White and as Black, loses once, draws once, in Suicide; one Chad win;
+    // one Suicide game still running and one aborted, which count for nothing.
+    let won_as_white = started_game(&store, a, b, Variant::Suicide).await;
+    let won_as_black = started_game(&store, b, a, Variant::Suicide).await;
+    let lost = started_game(&store, a, b, Variant::Suicide).await;
+    let drawn = started_game(&store, b, a, Variant::Suicide).await;
+    let chad = started_game(&store, b, a, Variant::Chad).await;
+    started_game(&store, a, b, Variant::Suicide).await;
+    let aborted = started_game(&store, a, b, Variant::Suicide).await;
+    let endings = [
+        (
+            won_as_white,
+            Outcome::win(Color::White, EndReason::Resignation),
+        ),
+        (won_as_black, Outcome::win(Color::Black, EndReason::Timeout)),
+        (lost, Outcome::win(Color::Black, EndReason::Resignation)),
+        (drawn, Outcome::draw(EndReason::Agreement)),
+        (chad, Outcome::win(Color::Black, EndReason::Resignation)),
+        (aborted, Outcome::draw(EndReason::Aborted)),
+    ];
+    for (game, outcome) in endings {
+        store.finish_game(game, &outcome, at(20)).await?;
+    }
+
+    let counted = |v: Variant, finished, wins, draws, losses| VariantResults {
+        variant: v,
+        finished,
+        wins,
+        draws,
+        losses,
+    };
+    assert_eq!(
+        store.user_results("alice").await?,
+        [
+            counted(Variant::Chad, 1, 1, 0, 0),
+            counted(Variant::Suicide, 4, 2, 1, 1)
+        ]
+    );
+    assert_eq!(
+        store.user_results("Bob").await?,
+        [
+            counted(Variant::Chad, 1, 0, 0, 1),
+            counted(Variant::Suicide, 4, 1, 1, 2)
+        ]
+    );
+    assert!(store.user_results("nobody").await?.is_empty());
+
+    let ids = |games: Vec<GameSummary>| {
+        let mut ids: Vec<Uuid> = games.into_iter().map(|g| g.game_id).collect();
+        ids.sort();
+        ids
+    };
+    let sorted = |mut v: Vec<Uuid>| {
+        v.sort();
+        v
+    };
+    let alice_wins = store
+        .user_games("alice", None, Some(PlayerResult::Win), 10, 0)
+        .await?;
+    assert_eq!(
+        ids(alice_wins),
+        sorted(vec![won_as_white, won_as_black, chad])
+    );
+    let bob_wins = store
+        .user_games(
+            "bob",
+            Some(Variant::Suicide),
+            Some(PlayerResult::Win),
+            10,
+            0,
+        )
+        .await?;
+    assert_eq!(ids(bob_wins), [lost]);
+    let alice_losses = store
+        .user_games("alice", None, Some(PlayerResult::Loss), 10, 0)
+        .await?;
+    assert_eq!(ids(alice_losses), [lost]);
+    let draws = store
+        .user_games("alice", None, Some(PlayerResult::Draw), 10, 0)
+        .await?;
+    assert_eq!(ids(draws), [drawn]);
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
 async fn user_games_newest_first_with_filter_and_paging(pool: PgPool) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
     let alice = registered(&store, "Alice").await;
@@ -632,14 +725,14 @@ async fn user_games_newest_first_with_filter_and_paging(pool: PgPool) -> Result<
         .append_actions(&[action(g1, 1), action(g1, 2), action(g2, 1)])
         .await?;
 
-    let all = store.user_games("aLiCe", None, 10, 0).await?;
+    let all = store.user_games("aLiCe", None, None, 10, 0).await?;
     let suicide = store
-        .user_games("alice", Some(Variant::Suicide), 10, 0)
+        .user_games("alice", Some(Variant::Suicide), None, 10, 0)
         .await?;
-    let page1 = store.user_games("alice", None, 2, 0).await?;
-    let page2 = store.user_games("alice", None, 2, 2).await?;
-    let past_the_end = store.user_games("alice", None, 2, 4).await?;
-    let nobody = store.user_games("nobody", None, 10, 0).await?;
+    let page1 = store.user_games("alice", None, None, 2, 0).await?;
+    let page2 = store.user_games("alice", None, None, 2, 2).await?;
+    let past_the_end = store.user_games("alice", None, None, 2, 4).await?;
+    let nobody = store.user_games("nobody", None, None, 10, 0).await?;
 
     let ids = |games: &[oddboard::store::GameSummary]| -> Vec<Uuid> {
         games.iter().map(|g| g.game_id).collect()
@@ -682,8 +775,8 @@ async fn user_games_break_ties_by_game_id(pool: PgPool) -> Result<(), StoreError
     }
     ids.sort_unstable_by(|a, b| b.cmp(a));
 
-    let first_two = store.user_games("bob", None, 2, 0).await?;
-    let last = store.user_games("bob", None, 2, 2).await?;
+    let first_two = store.user_games("bob", None, None, 2, 0).await?;
+    let last = store.user_games("bob", None, None, 2, 2).await?;
 
     let listed: Vec<Uuid> = first_two.iter().chain(&last).map(|g| g.game_id).collect();
     assert_eq!(listed, ids, "stable order across pages");

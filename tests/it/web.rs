@@ -327,6 +327,27 @@ async fn malformed_requests_get_json_errors_with_stable_codes() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(answer.status, 422, "{}", answer.body);
     assert_eq!(answer.json()["error"], "bad_query");
+    let answer = client
+        .get(&format!("/api/users/{name}/games?result=won"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer.json()["error"], "bad_query", "only win, loss or draw");
+    let answer = client
+        .get(&format!("/api/users/{name}/games?result=win"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let results = client
+        .get(&format!("/api/users/{name}/results"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(results, json!({ "user": name, "results": [] }));
+    let unknown = client
+        .get("/api/users/nobody_here/results")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(unknown.json()["error"], "user_not_found");
 
     let cookie = client.cookie.clone().unwrap_or_default();
     let head = |extra: &str| format!("POST /api/games HTTP/1.1\r\nCookie: {cookie}{extra}");

@@ -586,7 +586,7 @@ impl LobbyHandle {
             .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
         let games = self
             .store
-            .user_games(&user.username, None, HISTORY_LINES, 0)
+            .user_games(&user.username, None, None, HISTORY_LINES, 0)
             .await?;
         Ok(LobbyReply {
             text: command::history_text(&user.username, &games),
