@@ -1,6 +1,6 @@
-# Multi-stage build: compile the release binary, then ship it with the static files and
-# templates in a small Debian image. No database is needed at build time (queries are
-# checked by the tests against a real PostgreSQL, not by macros).
+# Multi-stage build: compile the release binary (the page templates are built into it), then
+# ship it with the static files in a small Debian image. No database is needed at build time
+# (queries are checked by the tests against a real PostgreSQL, not by macros).
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY . .
@@ -14,7 +14,6 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /src/target/release/oddboard /usr/local/bin/oddboard
 COPY static ./static
-COPY templates ./templates
 USER oddboard
 ENV BIND_ADDR=0.0.0.0:8080 RUST_LOG=info
 EXPOSE 8080

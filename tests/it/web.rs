@@ -331,7 +331,11 @@ async fn malformed_requests_get_json_errors_with_stable_codes() {
         .get(&format!("/api/users/{name}/games?result=won"))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(answer.json()["error"], "bad_query", "only win, loss or draw");
+    assert_eq!(
+        answer.json()["error"],
+        "bad_query",
+        "only win, loss or draw"
+    );
     let answer = client
         .get(&format!("/api/users/{name}/games?result=win"))
         .await
