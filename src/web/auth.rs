@@ -189,7 +189,16 @@ const SESSION_CACHE_CAPACITY: usize = 100_000;
 /// Sessions recently found in the database, by token hash.
 #[derive(Debug, Default)]
 pub struct SessionCache {
-    entries: Mutex<HashMap<Vec<u8>, CachedSession>>,
+    entries: Mutex<HashMap<Vec<u8>, CacheSlot>>,
+}
+
+#[derive(Debug)]
+enum CacheSlot {
+    Found(CachedSession),
+    /// Logged out at that moment. A request that read the session from the database just
+    /// before the logout deleted it may come to store it after the logout: for as long as
+    /// an entry could live, that late copy is not taken.
+    LoggedOut(Instant),
 }
 
 #[derive(Debug)]
@@ -200,7 +209,7 @@ struct CachedSession {
 }
 
 impl SessionCache {
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, CachedSession>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, CacheSlot>> {
         // The map holds plain data: a panic elsewhere cannot leave it inconsistent.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -208,9 +217,14 @@ impl SessionCache {
     /// The user of a session found within the last [`SESSION_CACHE_TTL`] and not expired.
     fn get(&self, token_hash: &[u8], now: chrono::DateTime<chrono::Utc>) -> Option<User> {
         let mut entries = self.entries();
-        let entry = entries.get(token_hash)?;
-        if entry.expires_at > now && entry.found_at.elapsed() < SESSION_CACHE_TTL {
-            return Some(entry.user.clone());
+        match entries.get(token_hash)? {
+            CacheSlot::Found(entry)
+                if entry.expires_at > now && entry.found_at.elapsed() < SESSION_CACHE_TTL =>
+            {
+                return Some(entry.user.clone());
+            }
+            CacheSlot::LoggedOut(at) if at.elapsed() < SESSION_CACHE_TTL => return None,
+            _ => {}
         }
         entries.remove(token_hash);
         None
@@ -218,21 +232,31 @@ impl SessionCache {
 
     fn insert(&self, token_hash: Vec<u8>, session: crate::store::Session) {
         let mut entries = self.entries();
+        if let Some(CacheSlot::LoggedOut(at)) = entries.get(&token_hash) {
+            if at.elapsed() < SESSION_CACHE_TTL {
+                return;
+            }
+        }
         if entries.len() >= SESSION_CACHE_CAPACITY {
             entries.clear();
         }
         entries.insert(
             token_hash,
-            CachedSession {
+            CacheSlot::Found(CachedSession {
                 user: session.user,
                 expires_at: session.expires_at,
                 found_at: Instant::now(),
-            },
+            }),
         );
     }
 
+    /// Forgets a session at logout, and refuses late copies of it for a while.
     fn forget(&self, token_hash: &[u8]) {
-        self.entries().remove(token_hash);
+        let mut entries = self.entries();
+        if entries.len() >= SESSION_CACHE_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(token_hash.to_vec(), CacheSlot::LoggedOut(Instant::now()));
     }
 }
 
@@ -435,6 +459,33 @@ pub fn router() -> Router<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_logged_out_session_is_not_cached_again_by_a_late_lookup() {
+        let cache = SessionCache::default();
+        let now = chrono::Utc::now();
+        let session = crate::store::Session {
+            user: User {
+                user_id: uuid::Uuid::new_v4(),
+                username: "alice".into(),
+                is_guest: false,
+                created_at: now,
+            },
+            expires_at: now + chrono::Duration::days(1),
+        };
+        let hash = token_hash("token");
+        cache.insert(hash.clone(), session.clone());
+        assert_eq!(
+            cache.get(&hash, now).map(|u| u.username),
+            Some("alice".into())
+        );
+        cache.forget(&hash);
+        assert_eq!(cache.get(&hash, now), None);
+        // A lookup that read the database before the logout deleted the session, and
+        // stores what it read only now.
+        cache.insert(hash.clone(), session);
+        assert_eq!(cache.get(&hash, now), None);
+    }
 
     #[test]
     fn usernames_are_validated() {
