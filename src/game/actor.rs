@@ -415,8 +415,10 @@ impl GameActor {
             .into_iter()
             .flatten()
             .min();
+        // A retry waits for its moment, and is itself a moment to wake at (a forced action
+        // to retry in a game without a clock has no other).
         match self.store_retry_at {
-            Some(retry) if self.ended_at.is_none() => due.map(|t| t.max(retry)),
+            Some(retry) if self.ended_at.is_none() => Some(due.map_or(retry, |t| t.max(retry))),
             _ => due,
         }
     }
