@@ -12,6 +12,28 @@ use std::time::Duration;
 const PLY_CAP: u64 = 300;
 
 /// Creates a game (creator White), has the other player accept, and returns the id.
+/// The outcome of an aborted game.
+fn aborted() -> Option<Value> {
+    Some(json!({ "winner": null, "reason": "aborted" }))
+}
+
+/// Sends `abort` and waits for the game to end aborted.
+async fn abort_expecting_aborted(player: &mut Watcher) {
+    player.send(json!({ "t": "abort" })).await;
+    player.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(player.outcome, aborted());
+}
+
+/// `leaver` closes its socket; waits until `stayer` hears of it and the tests' claim delay
+/// (300 ms in `fast_settings`) has passed.
+async fn leave_past_the_claim_delay(leaver: Watcher, stayer: &mut Watcher) {
+    leaver.socket.close().await;
+    stayer
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
+        .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+}
+
 /// A server with the given settings, and two guests on it.
 async fn server_and_two_guests(settings: GameSettings) -> (TestServer, Player, Player) {
     let server = TestServer::start(settings).await;
@@ -225,12 +247,7 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     white.expect_error("too_late_to_abort").await;
     let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
-    white.send(json!({ "t": "abort" })).await;
-    white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(
-        white.outcome,
-        Some(json!({ "winner": null, "reason": "aborted" }))
-    );
+    abort_expecting_aborted(&mut white).await;
 
     // Flag: 1.2 seconds each, no increment; White runs out after both first moves.
     let game_id = start_game(
@@ -253,29 +270,16 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let black = bob.watch(&game_id).await;
-    black.socket.close().await;
-    white
-        .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
-        .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    leave_past_the_claim_delay(black, &mut white).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("abort_instead").await;
-    white.send(json!({ "t": "abort" })).await;
-    white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(
-        white.outcome,
-        Some(json!({ "winner": null, "reason": "aborted" }))
-    );
+    abort_expecting_aborted(&mut white).await;
 
     // Abandonment: Black leaves; after the claim delay White claims the win.
     let (game_id, mut white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
-    black.socket.close().await;
-    white
-        .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
-        .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    leave_past_the_claim_delay(black, &mut white).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
     assert_eq!(
@@ -306,14 +310,13 @@ async fn an_open_challenge_can_be_withdrawn_and_expires() {
         ..fast_settings()
     };
     let (server, mut alice, bob) = server_and_two_guests(settings).await;
-    let aborted = Some(json!({ "winner": null, "reason": "aborted" }));
 
     // Withdrawn by its creator, after which nobody can take it.
     let game_id = alice.create_game("suicide", Value::Null, "white").await;
     let mut creator = alice.watch(&game_id).await;
     creator.send(json!({ "t": "abort" })).await;
     creator.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(creator.outcome, aborted);
+    assert_eq!(creator.outcome, aborted());
     let answer = bob
         .client
         .clone()
@@ -333,7 +336,7 @@ async fn an_open_challenge_can_be_withdrawn_and_expires() {
     visitor.send(json!({ "t": "abort" })).await;
     visitor.expect_error("not_a_player").await;
     visitor.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(visitor.outcome, aborted);
+    assert_eq!(visitor.outcome, aborted());
     let record = server
         .client()
         .get(&format!("/api/games/{game_id}"))
@@ -621,20 +624,14 @@ async fn a_game_whose_first_move_never_comes_is_aborted() {
     let game_id = start_game(&mut alice, &mut bob, "chad", Value::Null).await;
     let mut black = bob.watch(&game_id).await;
     black.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(
-        black.outcome,
-        Some(json!({ "winner": null, "reason": "aborted" }))
-    );
+    assert_eq!(black.outcome, aborted());
     // White moves, Black never answers.
     let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
     play_until(&mut [&mut white, &mut black], &mut [], 1).await;
     white.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(
-        white.outcome,
-        Some(json!({ "winner": null, "reason": "aborted" }))
-    );
+    assert_eq!(white.outcome, aborted());
     let record = server
         .client()
         .get(&format!("/api/games/{game_id}"))
