@@ -332,6 +332,18 @@ pub struct GameSummary {
     pub action_count: i64,
 }
 
+/// A game's result from the side of the user `u` it is joined with: `win`, `loss` or `draw`
+/// ([`PlayerResult::as_str`]), null while it runs or when it was aborted. The history's
+/// filter and the results' counts both use it.
+macro_rules! player_result_sql {
+    () => {
+        "(case when g.result = '1/2-1/2' then 'draw' \
+               when g.result is null or g.result not in ('1-0', '0-1') then null \
+               when (g.result = '1-0') = (g.white_id = u.user_id) then 'win' \
+               else 'loss' end)"
+    };
+}
+
 /// The columns of a game with its players' names; every game query starts with this and
 /// adds its own `where`.
 const SELECT_GAME: &str = "\
@@ -626,7 +638,7 @@ impl Store {
         limit: i64,
         offset: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        let rows = sqlx::query_as::<_, SummaryRow>(
+        let rows = sqlx::query_as::<_, SummaryRow>(concat!(
             "select g.game_id, g.variant, w.username as white_name, b.username as black_name, \
                     g.status, g.result, g.end_reason, g.clock_initial_ms, g.clock_increment_ms, \
                     g.rated, g.created_at, g.ended_at, \
@@ -639,14 +651,12 @@ impl Store {
              where lower(u.username) = lower($1) \
                and g.status in ('active', 'finished', 'aborted') \
                and ($2::text is null or g.variant = $2) \
-               and ($5::text is null or $5 = case \
-                    when g.result = '1/2-1/2' then 'draw' \
-                    when g.result is null or g.result not in ('1-0', '0-1') then null \
-                    when (g.result = '1-0') = (g.white_id = u.user_id) then 'win' \
-                    else 'loss' end) \
+               and ($5::text is null or $5 = ",
+            player_result_sql!(),
+            ") \
              order by g.created_at desc, g.game_id desc \
-             limit $3 offset $4",
-        )
+             limit $3 offset $4"
+        ))
         .bind(username)
         .bind(variant.map(Variant::key))
         .bind(limit)
@@ -664,19 +674,19 @@ impl Store {
     /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
     #[tracing::instrument(skip(self))]
     pub async fn user_results(&self, username: &str) -> Result<Vec<VariantResults>, StoreError> {
-        let rows: Vec<(String, i64, i64, i64, i64)> = sqlx::query_as(
-            "select g.variant, count(*), \
-                    count(*) filter (where (g.result = '1-0') = (g.white_id = u.user_id) \
-                                       and g.result in ('1-0', '0-1')), \
-                    count(*) filter (where g.result = '1/2-1/2'), \
-                    count(*) filter (where (g.result = '1-0') <> (g.white_id = u.user_id) \
-                                       and g.result in ('1-0', '0-1')) \
+        let rows: Vec<(String, i64, i64, i64, i64)> = sqlx::query_as(concat!(
+            "select variant, count(*), count(*) filter (where result = 'win'), \
+                    count(*) filter (where result = 'draw'), \
+                    count(*) filter (where result = 'loss') \
+             from (select g.variant, ",
+            player_result_sql!(),
+            " as result \
              from app_user u \
              join game g on g.white_id = u.user_id or g.black_id = u.user_id \
-             where lower(u.username) = lower($1) and g.status = 'finished' \
-             group by g.variant \
-             order by g.variant",
-        )
+             where lower(u.username) = lower($1) and g.status = 'finished') as finished \
+             group by variant \
+             order by variant"
+        ))
         .bind(username)
         .fetch_all(&self.pool)
         .await?;
