@@ -405,7 +405,7 @@ async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
 pub async fn refuse_cross_origin(request: axum::extract::Request, next: Next) -> Response {
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD);
     if changes_state && !same_origin(request.headers()) {
-        return ApiError::Malformed {
+        return ApiError::Refused {
             status: axum::http::StatusCode::FORBIDDEN,
             code: "cross_origin",
             message: "requests that change something must come from this site's pages".into(),

@@ -22,9 +22,10 @@ pub enum ApiError {
         message: String,
     },
     NotFound(&'static str),
-    /// A request malformed below the level of its fields (see `extract.rs`): a body that is
-    /// not JSON, too large or not declared as JSON, a query string that does not parse.
-    Malformed {
+    /// A request refused before any of its fields is looked at, with its own status: a
+    /// body that is not JSON, too large or not declared as JSON, a query string that does
+    /// not parse (see `extract.rs`), a state-changing request from another site's page.
+    Refused {
         status: StatusCode,
         code: &'static str,
         message: String,
@@ -64,7 +65,7 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, code, message.clone())
             }
             ApiError::NotFound(code) => (StatusCode::NOT_FOUND, code, "not found".into()),
-            ApiError::Malformed {
+            ApiError::Refused {
                 status,
                 code,
                 message,
@@ -135,7 +136,7 @@ impl From<JsonRejection> for ApiError {
             // out of its type's range. axum's text names the field.
             _ => (StatusCode::UNPROCESSABLE_ENTITY, "bad_body"),
         };
-        ApiError::Malformed {
+        ApiError::Refused {
             status,
             code,
             message: rejection.body_text(),
@@ -145,7 +146,7 @@ impl From<JsonRejection> for ApiError {
 
 impl From<QueryRejection> for ApiError {
     fn from(rejection: QueryRejection) -> Self {
-        ApiError::Malformed {
+        ApiError::Refused {
             status: StatusCode::UNPROCESSABLE_ENTITY,
             code: "bad_query",
             message: rejection.body_text(),
