@@ -207,13 +207,8 @@ pub(super) fn spawn_new(
         terms,
         dice,
     );
-    let limit = actor.games.inner.settings.open_challenge_limit;
-    actor.challenge_expires_at = Some(actor.now_ms().saturating_add(millis(limit)));
+    actor.set_challenge_expiry(Duration::ZERO);
     Ok(actor.spawn())
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Spawns the actor of a game loaded from the database, replaying its actions.
@@ -284,12 +279,10 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
     if actor.status == GameStatus::Waiting {
         // An open challenge expires as long after its creation as if the server had never
         // stopped.
-        let limit = actor.games.inner.settings.open_challenge_limit;
         let age = (chrono::Utc::now() - record.created_at)
             .to_std()
             .unwrap_or_default();
-        let left = limit.saturating_sub(age);
-        actor.challenge_expires_at = Some(actor.now_ms().saturating_add(millis(left)));
+        actor.set_challenge_expiry(age);
     }
     // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
     actor.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
@@ -359,6 +352,19 @@ impl GameActor {
         let handle = GameHandle { id: self.id, tx };
         tokio::spawn(self.run(rx));
         handle
+    }
+
+    /// Sets when an open challenge `age` old is withdrawn: `open_challenge_limit` after its
+    /// creation.
+    fn set_challenge_expiry(&mut self, age: Duration) {
+        let left = self
+            .games
+            .inner
+            .settings
+            .open_challenge_limit
+            .saturating_sub(age);
+        let left_ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+        self.challenge_expires_at = Some(self.now_ms().saturating_add(left_ms));
     }
 
     fn now_ms(&self) -> u64 {
