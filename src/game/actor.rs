@@ -168,6 +168,9 @@ struct GameActor {
     first_move_deadline: Option<u64>,
     /// When an open challenge nobody has accepted is withdrawn (only while waiting).
     challenge_expires_at: Option<u64>,
+    /// When the player to move in an active game without a clock loses it as abandoned,
+    /// unless an action comes first (see [`GameSettings::idle_limit`]).
+    idle_deadline: Option<u64>,
     /// Not before when to retry a change of the actor's own that the store failed to commit
     /// (see [`STORE_RETRY_MS`]); deadlines wait for it.
     store_retry_at: Option<u64>,
@@ -296,6 +299,14 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
         actor.resume_timers(now);
         // Nobody is connected yet after a restart; the claim delay starts now.
         actor.gone_since = [Some(now), Some(now)];
+        // Unlike a clock, the idle limit measures how long the players have stayed away,
+        // so the time the server was down counts.
+        let idle_for = record
+            .actions
+            .last()
+            .and_then(|last| (chrono::Utc::now() - last.created_at).to_std().ok())
+            .unwrap_or_default();
+        actor.set_idle_deadline(idle_for);
     }
     Ok(actor.spawn())
 }
@@ -340,6 +351,7 @@ impl GameActor {
             gone_since: [None, None],
             first_move_deadline: None,
             challenge_expires_at: None,
+            idle_deadline: None,
             store_retry_at: None,
             ended_at: None,
             unwatched_since: Some(0),
@@ -365,6 +377,24 @@ impl GameActor {
             .saturating_sub(age);
         let left_ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
         self.challenge_expires_at = Some(self.now_ms().saturating_add(left_ms));
+    }
+
+    /// Sets when the player to move loses an active game without a clock as abandoned:
+    /// `idle_limit` after the last action, which was `idle_for` ago. Not before both sides
+    /// have moved (the first-move limit aborts such a game), nor in a game with a clock.
+    fn set_idle_deadline(&mut self, idle_for: Duration) {
+        self.idle_deadline = None;
+        if self.status != GameStatus::Active || self.clock.is_some() || self.ply() < 2 {
+            return;
+        }
+        let left = self
+            .games
+            .inner
+            .settings
+            .idle_limit
+            .saturating_sub(idle_for);
+        let left_ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+        self.idle_deadline = Some(self.now_ms().saturating_add(left_ms));
     }
 
     fn now_ms(&self) -> u64 {
@@ -417,7 +447,10 @@ impl GameActor {
         let expiry = self
             .challenge_expires_at
             .filter(|_| self.status == GameStatus::Waiting);
-        let due = [linger, flag, self.first_move_deadline, expiry]
+        let idle = self
+            .idle_deadline
+            .filter(|_| self.status == GameStatus::Active);
+        let due = [linger, flag, self.first_move_deadline, expiry, idle]
             .into_iter()
             .flatten()
             .min();
@@ -484,8 +517,15 @@ impl GameActor {
         self.play_forced_actions().await;
         let expired = self.status == GameStatus::Waiting
             && self.challenge_expires_at.is_some_and(|t| now >= t);
+        let idle =
+            self.status == GameStatus::Active && self.idle_deadline.is_some_and(|t| now >= t);
         let result = if expired || self.first_move_deadline.is_some_and(|t| now >= t) {
             self.finish(Outcome::draw(EndReason::Aborted)).await
+        } else if idle {
+            // The player to move has let the game lie: they lose it, as on lichess.
+            let winner = self.game.turn().other();
+            self.finish(Outcome::win(winner, EndReason::Abandoned))
+                .await
         } else {
             match self.clock.as_ref().and_then(Clock::flag_deadline) {
                 Some((side, flag_at)) if now >= flag_at => self.flag(side).await,
@@ -844,6 +884,7 @@ impl GameActor {
             self.first_move_deadline =
                 Some(now + self.games.inner.settings.first_move_limit.as_millis() as u64);
         }
+        self.set_idle_deadline(Duration::ZERO);
         self.broadcast(&GameEvent::Action {
             ply,
             machine: played.machine,

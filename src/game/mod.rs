@@ -263,6 +263,12 @@ pub struct GameSettings {
     /// (aborted), so that forgotten links do not pile up, each an actor restored at every
     /// start.
     pub open_challenge_limit: Duration,
+    /// How long a game without a clock may wait for its next action, once both sides have
+    /// moved, before the player to move loses it as abandoned. lichess ends its unlimited
+    /// games the same way after 21 days; without it, a game both players left would never
+    /// end, and its actor would be restored at every start. (A game with a clock ends by
+    /// the clock, and one before both sides' first moves by `first_move_limit`.)
+    pub idle_limit: Duration,
     /// How long a finished game's actor stays up for rematches and late viewers.
     pub linger_after_end: Duration,
     /// How long a finished game stays up once nobody is connected to it (never longer than
@@ -280,6 +286,7 @@ impl Default for GameSettings {
         GameSettings {
             first_move_limit: Duration::from_secs(30),
             open_challenge_limit: Duration::from_secs(24 * 60 * 60),
+            idle_limit: Duration::from_secs(21 * 24 * 60 * 60),
             linger_after_end: Duration::from_secs(600),
             linger_unwatched: Duration::from_secs(60),
             min_claim_delay: Duration::from_secs(10),

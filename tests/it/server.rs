@@ -33,6 +33,7 @@ pub fn fast_settings() -> GameSettings {
     GameSettings {
         first_move_limit: Duration::from_secs(30),
         open_challenge_limit: Duration::from_secs(24 * 60 * 60),
+        idle_limit: Duration::from_secs(24 * 60 * 60),
         linger_after_end: Duration::from_secs(60),
         linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),
@@ -135,13 +136,24 @@ impl TestServer {
 
     /// Stops the server and drops its database.
     pub async fn stop(mut self) {
+        self.shut_down().await;
+        drop_database(&self.database_name).await;
+    }
+
+    /// Shuts the server down gracefully and starts a new one on the same database (on
+    /// another port), which resumes the unfinished games.
+    pub async fn restart(mut self, settings: GameSettings) -> TestServer {
+        self.shut_down().await;
+        TestServer::start_on(&self.database_name, settings).await
+    }
+
+    async fn shut_down(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         if let Some(task) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
         }
-        drop_database(&self.database_name).await;
     }
 }
 

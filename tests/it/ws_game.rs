@@ -740,3 +740,73 @@ async fn a_finished_game_nobody_watches_is_let_go() {
     assert_eq!(record.json()["status"], "finished");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untimed_game_left_lying_is_lost_by_the_player_to_move() {
+    let settings = GameSettings {
+        idle_limit: Duration::from_millis(1_500),
+        ..fast_settings()
+    };
+    let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
+    let (_game_id, mut white, mut black) =
+        untimed_game_after_first_moves(&mut alice, &mut bob).await;
+    // Each action gives the next player the whole limit again: two pauses of a second
+    // each, longer together than the limit, end nothing.
+    for ply in [3, 4] {
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        let mover = if white.is_my_turn() {
+            &mut white
+        } else {
+            &mut black
+        };
+        assert_eq!(mover.outcome, None);
+        let action = choose(&mover.legal, mover.ply);
+        mover.act(&action).await;
+        white.read_until(|w| w.ply == ply).await;
+        black.read_until(|w| w.ply == ply).await;
+    }
+    // Then White, to move, lets the game lie: Black wins it.
+    assert!(white.is_my_turn());
+    white.read_until(|w| w.outcome.is_some()).await;
+    black.read_until(|w| w.outcome.is_some()).await;
+    let abandoned_by_white = Some(json!({ "winner": "black", "reason": "abandoned" }));
+    assert_eq!(white.outcome, abandoned_by_white);
+    assert_eq!(black.outcome, abandoned_by_white);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untimed_game_left_lying_across_a_restart_ends_when_resumed() {
+    let settings = GameSettings {
+        idle_limit: Duration::from_secs(60 * 60),
+        ..fast_settings()
+    };
+    let (server, mut alice, mut bob) = server_and_two_guests(settings.clone()).await;
+    let (game_id, _white, _black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
+    // As if the last action had been played two hours ago and the server had been down
+    // since: the time it was down counts, unlike on a clock.
+    server
+        .execute(&format!(
+            "update game_action set created_at = now() - interval '2 hours' \
+             where game_id = '{game_id}';"
+        ))
+        .await;
+    let server = server.restart(settings).await;
+    let mut client = server.client();
+    let mut record = Value::Null;
+    for _ in 0..100 {
+        record = client
+            .get(&format!("/api/games/{game_id}"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json();
+        if record["status"] != "active" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(record["status"], "finished", "{record}");
+    assert_eq!(record["result"], "0-1", "{record}");
+    assert_eq!(record["outcome"]["reason"], "abandoned", "{record}");
+    server.stop().await;
+}
