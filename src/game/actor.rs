@@ -369,14 +369,8 @@ impl GameActor {
     /// Sets when an open challenge `age` old is withdrawn: `open_challenge_limit` after its
     /// creation.
     fn set_challenge_expiry(&mut self, age: Duration) {
-        let left = self
-            .games
-            .inner
-            .settings
-            .open_challenge_limit
-            .saturating_sub(age);
-        let left_ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-        self.challenge_expires_at = Some(self.now_ms().saturating_add(left_ms));
+        let limit = self.games.inner.settings.open_challenge_limit;
+        self.challenge_expires_at = Some(self.deadline_after(limit, age));
     }
 
     /// Sets when the player to move loses an active game without a clock as abandoned:
@@ -387,14 +381,16 @@ impl GameActor {
         if self.status != GameStatus::Active || self.clock.is_some() || self.ply() < 2 {
             return;
         }
-        let left = self
-            .games
-            .inner
-            .settings
-            .idle_limit
-            .saturating_sub(idle_for);
+        let limit = self.games.inner.settings.idle_limit;
+        self.idle_deadline = Some(self.deadline_after(limit, idle_for));
+    }
+
+    /// The moment, on the actor's time scale, when `limit` has passed since something that
+    /// happened `elapsed` ago.
+    fn deadline_after(&self, limit: Duration, elapsed: Duration) -> u64 {
+        let left = limit.saturating_sub(elapsed);
         let left_ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
-        self.idle_deadline = Some(self.now_ms().saturating_add(left_ms));
+        self.now_ms().saturating_add(left_ms)
     }
 
     fn now_ms(&self) -> u64 {
