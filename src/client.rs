@@ -450,6 +450,26 @@ impl GameSocket {
         }
     }
 
+    /// Reads until the server closes the socket, skipping its messages, and returns the
+    /// close frame's reason (empty if it gave none); an error after `wait` or if the
+    /// connection dropped without a close frame.
+    pub async fn closed(&mut self, wait: Duration) -> Result<String, ClientError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let frame = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .map_err(|_| ClientError("timed out waiting for the socket to close".into()))?;
+            match frame {
+                Some(Ok(Message::Close(close))) => {
+                    return Ok(close.map(|c| c.reason.to_string()).unwrap_or_default())
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(err(e)),
+                None => return Err(ClientError("connection dropped without a close".into())),
+            }
+        }
+    }
+
     /// Closes the socket politely.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;

@@ -50,8 +50,10 @@ function connect() {
     try { msg = JSON.parse(e.data); } catch (_) { return; }
     handle(msg);
   });
-  socket.addEventListener('close', () => {
+  socket.addEventListener('close', (e) => {
     if (state.socket !== socket) return;
+    // This session logged out (in another tab, say): show the page as signed out.
+    if (e.reason === 'logged_out') { location.reload(); return; }
     state.socket = null;
     if (state.game && state.game.status !== 'active' && state.game.status !== 'waiting') {
       setConnection('');

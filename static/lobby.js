@@ -56,8 +56,10 @@ function connect() {
     try { msg = JSON.parse(e.data); } catch (_) { return; }
     handle(msg);
   });
-  socket.addEventListener('close', () => {
+  socket.addEventListener('close', (e) => {
     if (lobby.socket !== socket) return;
+    // This session logged out (in another tab, say): show the page as signed out.
+    if (e.reason === 'logged_out') { location.reload(); return; }
     lobby.socket = null;
     document.body.classList.add('reconnecting');
     lobby.retry += 1;

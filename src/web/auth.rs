@@ -8,6 +8,9 @@
 //! Every request and socket upgrade of a signed-in player names its session, so sessions
 //! found in the database are kept in memory for a minute ([`SessionCache`]): starting a game
 //! takes four of them (create, accept, two sockets), each otherwise a database round trip.
+//!
+//! A logout also closes the game and lobby sockets opened with its session
+//! ([`SessionCache::logout_signal`]), so a signed-out browser tab cannot go on playing.
 
 use super::error::ApiError;
 use super::extract::JsonBody;
@@ -27,8 +30,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::watch;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "oddboard_session";
@@ -186,10 +190,14 @@ const SESSION_CACHE_TTL: Duration = Duration::from_secs(60);
 /// Sessions kept at most; past that the cache starts afresh (it refills from the database).
 const SESSION_CACHE_CAPACITY: usize = 100_000;
 
-/// Sessions recently found in the database, by token hash.
+/// Sessions recently found in the database, by token hash; and, per session with open
+/// sockets, the signal its logout raises.
 #[derive(Debug, Default)]
 pub struct SessionCache {
     entries: Mutex<HashMap<Vec<u8>, CacheSlot>>,
+    /// Set to true at the session's logout. An entry lives while a socket of the session
+    /// holds a receiver ([`LogoutSignal`] removes it with the last one).
+    logouts: Mutex<HashMap<Vec<u8>, watch::Sender<bool>>>,
 }
 
 #[derive(Debug)]
@@ -250,14 +258,87 @@ impl SessionCache {
         );
     }
 
-    /// Forgets a session at logout, and refuses late copies of it for a while.
+    /// Forgets a session at logout, refuses late copies of it for a while, and closes the
+    /// sockets opened with it.
     fn forget(&self, token_hash: &[u8]) {
-        let mut entries = self.entries();
-        if entries.len() >= SESSION_CACHE_CAPACITY {
-            entries.clear();
+        {
+            let mut entries = self.entries();
+            if entries.len() >= SESSION_CACHE_CAPACITY {
+                entries.clear();
+            }
+            entries.insert(token_hash.to_vec(), CacheSlot::LoggedOut(Instant::now()));
         }
-        entries.insert(token_hash.to_vec(), CacheSlot::LoggedOut(Instant::now()));
+        if let Some(signal) = self.logouts().remove(token_hash) {
+            signal.send_replace(true);
+        }
     }
+
+    fn logouts(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, watch::Sender<bool>>> {
+        // Plain data, as for `entries`.
+        self.logouts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The signal a socket opened with the session `token_hash` waits on: it is raised when
+    /// that session logs out (already raised if it did so moments ago).
+    pub fn logout_signal(self: &Arc<Self>, token_hash: Vec<u8>) -> LogoutSignal {
+        let receiver = self
+            .logouts()
+            .entry(token_hash.clone())
+            .or_insert_with(|| watch::Sender::new(false))
+            .subscribe();
+        // A logout between the socket's sign-in and this subscription raised no signal it
+        // could see, but it left its mark in `entries` first.
+        let marked = matches!(
+            self.entries().get(&token_hash),
+            Some(CacheSlot::LoggedOut(at)) if at.elapsed() < SESSION_CACHE_TTL
+        );
+        LogoutSignal {
+            receiver: if marked {
+                watch::Sender::new(true).subscribe()
+            } else {
+                receiver
+            },
+            cache: Arc::clone(self),
+            token_hash,
+        }
+    }
+}
+
+/// Held by a socket for its life: [`LogoutSignal::logged_out`] completes once the session the
+/// socket was opened with logs out.
+#[derive(Debug)]
+pub struct LogoutSignal {
+    receiver: watch::Receiver<bool>,
+    cache: Arc<SessionCache>,
+    token_hash: Vec<u8>,
+}
+
+impl LogoutSignal {
+    /// Completes at the session's logout.
+    pub async fn logged_out(&mut self) {
+        // The sender goes only at logout (after raising the signal) or once no socket is
+        // left to listen, so an error means logged out too.
+        let _ = self.receiver.wait_for(|&out| out).await;
+    }
+}
+
+impl Drop for LogoutSignal {
+    fn drop(&mut self) {
+        let mut logouts = self.cache.logouts();
+        // This receiver is the last one: nobody is left to tell.
+        if logouts
+            .get(&self.token_hash)
+            .is_some_and(|sender| sender.receiver_count() <= 1)
+        {
+            logouts.remove(&self.token_hash);
+        }
+    }
+}
+
+/// The logout signal for a socket being opened with the request's session cookie, if any.
+pub fn socket_logout_signal(state: &AppState, headers: &HeaderMap) -> Option<LogoutSignal> {
+    let token = session_token(headers)?;
+    Some(state.sessions.logout_signal(token_hash(&token)))
 }
 
 /// The signed-in user, or 401 `not_logged_in`.
@@ -459,6 +540,7 @@ pub fn router() -> Router<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
 
     #[test]
     fn a_logged_out_session_is_not_cached_again_by_a_late_lookup() {
@@ -485,6 +567,42 @@ mod tests {
         // stores what it read only now.
         cache.insert(hash.clone(), session);
         assert_eq!(cache.get(&hash, now), None);
+    }
+
+    /// Whether `signal` has been raised, without waiting.
+    fn raised(signal: &mut LogoutSignal) -> bool {
+        let waker = std::task::Waker::noop();
+        let mut context = std::task::Context::from_waker(waker);
+        let future = std::pin::pin!(signal.logged_out());
+        future.poll(&mut context).is_ready()
+    }
+
+    #[test]
+    fn a_logout_raises_the_signal_of_its_own_sessions_sockets_only() {
+        let cache = Arc::new(SessionCache::default());
+        let (mine, other) = (token_hash("mine"), token_hash("other"));
+        let mut first = cache.logout_signal(mine.clone());
+        let mut second = cache.logout_signal(mine.clone());
+        let mut elsewhere = cache.logout_signal(other.clone());
+        assert!(!raised(&mut first) && !raised(&mut elsewhere));
+        cache.forget(&mine);
+        assert!(raised(&mut first) && raised(&mut second));
+        assert!(!raised(&mut elsewhere));
+        // A socket whose sign-in read the session just before the logout, and which asks
+        // for its signal only after it: raised at once.
+        assert!(raised(&mut cache.logout_signal(mine)));
+    }
+
+    #[test]
+    fn a_sessions_signal_is_forgotten_with_its_last_socket() {
+        let cache = Arc::new(SessionCache::default());
+        let hash = token_hash("token");
+        let first = cache.logout_signal(hash.clone());
+        let second = cache.logout_signal(hash.clone());
+        drop(first);
+        assert!(cache.logouts().contains_key(&hash));
+        drop(second);
+        assert!(cache.logouts().is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and commands as JSON or text), the command endpoints and the JSON reads.
 //!
 //! - `GET /ws/lobby`: one task per connection, a single `select!` over the socket, the
-//!   lobby's events for this connection, and shutdown.
+//!   lobby's events for this connection, and shutdown or the player's logout.
 //! - `POST /api/command` `{"line":"seek 5 0 rated chazz"}`: a FICS-style text command.
 //! - `POST /api/lobby` `{"t":"seek","time":5,…}`: the same commands as JSON.
 //! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/users/{name}` (finger),
@@ -12,7 +12,7 @@
 //! `{"ok":false,"code":"<stable_code>","reply":"<FICS-like text>"}` with status 200: a
 //! refused command is an ordinary answer, as on a FICS console.
 
-use super::auth::{CurrentUser, MaybeUser};
+use super::auth::{socket_logout_signal, CurrentUser, LogoutSignal, MaybeUser};
 use super::error::ApiError;
 use super::extract::{JsonBody, PathParam, QueryParams};
 use super::protocol::ErrorMsg;
@@ -25,6 +25,7 @@ use crate::rules::Variant;
 use crate::store::User;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -349,9 +350,11 @@ pub fn parse_lobby_msg(value: Value) -> Result<LobbyClientMsg, (&'static str, St
 pub async fn lobby_socket(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let user = lobby_user(&user);
+    let logout = socket_logout_signal(&state, &headers);
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
         let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
@@ -359,7 +362,7 @@ pub async fn lobby_socket(
         match state.lobby.connect(user.clone()).await {
             Ok(connection) => {
                 let id = connection.id;
-                if let Err(e) = serve_socket(socket, &state, &user, connection).await {
+                if let Err(e) = serve_socket(socket, &state, &user, connection, logout).await {
                     tracing::debug!(cause = %e, "lobby socket closed");
                 }
                 state.lobby.disconnect(user.user_id, id).await;
@@ -379,9 +382,10 @@ async fn serve_socket(
     state: &AppState,
     user: &LobbyUser,
     mut connection: crate::game::lobby::LobbyConnection,
+    logout: Option<LogoutSignal>,
 ) -> Result<(), axum::Error> {
     let (mut sink, mut stream) = socket.split();
-    let mut shutting_down = std::pin::pin!(state.shutting_down());
+    let mut closing = std::pin::pin!(state.closing(logout));
     loop {
         tokio::select! {
             // In this order, and the shutdown only when neither of the others is ready: polling
@@ -410,8 +414,8 @@ async fn serve_socket(
                     break;
                 }
             },
-            () = &mut shutting_down => {
-                let _ = sink.send(Message::Close(None)).await;
+            closing = &mut closing => {
+                let _ = sink.send(closing.close_message()).await;
                 break;
             }
         }

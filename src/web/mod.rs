@@ -14,6 +14,7 @@ pub mod ws;
 use crate::game::lobby::LobbyHandle;
 use crate::game::Games;
 use crate::store::{CommitStats, Store};
+use axum::extract::ws::{CloseFrame, Message};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::header;
 use axum::response::IntoResponse;
@@ -50,6 +51,49 @@ impl AppState {
         async move {
             // An error means the sender is gone: the server is stopping either way.
             let _ = shutdown.wait_for(|&stopping| stopping).await;
+        }
+    }
+
+    /// Completes when a socket must close although its peer has not asked to: the server
+    /// begins shutting down, or the session the socket was opened with (`logout`) logs out.
+    /// A socket task pins one for its whole life, as [`AppState::shutting_down`].
+    pub fn closing(
+        &self,
+        logout: Option<auth::LogoutSignal>,
+    ) -> impl std::future::Future<Output = Closing> + Send + 'static {
+        let shutting_down = self.shutting_down();
+        async move {
+            let Some(mut logout) = logout else {
+                shutting_down.await;
+                return Closing::ShuttingDown;
+            };
+            tokio::select! {
+                () = shutting_down => Closing::ShuttingDown,
+                () = logout.logged_out() => Closing::LoggedOut,
+            }
+        }
+    }
+}
+
+/// Why the server closes a socket on its own (see [`AppState::closing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closing {
+    ShuttingDown,
+    /// The session the socket was opened with logged out: its player may no longer act
+    /// through it. The close frame says `logged_out`, so a client knows not to reconnect
+    /// as if the connection had merely dropped.
+    LoggedOut,
+}
+
+impl Closing {
+    /// The close frame the socket sends before it stops.
+    pub fn close_message(self) -> Message {
+        match self {
+            Closing::ShuttingDown => Message::Close(None),
+            Closing::LoggedOut => Message::Close(Some(CloseFrame {
+                code: axum::extract::ws::close_code::NORMAL,
+                reason: "logged_out".into(),
+            })),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `/ws/game/{id}`: one task per connection with a single `select!` over the socket, the
-//! game's event stream and shutdown (the mini-redis subscriber shape).
+//! game's event stream, and shutdown or the viewer's logout (the mini-redis subscriber
+//! shape).
 //!
 //! On connect (`?v=N` to resume after version N) the client gets the events it missed, or a
 //! full snapshot. Frames are parsed into [`ClientMsg`]; anything wrong is answered with an
@@ -8,13 +9,14 @@
 //! It also owns the frame limits and buffer sizes that every socket the server accepts
 //! shares, the lobby's included ([`with_socket_limits`]).
 
-use super::auth::MaybeUser;
+use super::auth::{socket_logout_signal, LogoutSignal, MaybeUser};
 use super::extract::{GameIdPath, QueryParams};
 use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
 use super::AppState;
 use crate::game::{GameError, GameHandle, PlayerRequest};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::atomic::Ordering;
@@ -46,18 +48,21 @@ pub async fn game_socket(
     GameIdPath(game_id): GameIdPath,
     QueryParams(resume): QueryParams<ResumeQuery>,
     MaybeUser(user): MaybeUser,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let Some(handle) = state.games.get(game_id) else {
         return super::error::ApiError::NotFound("game_not_found").into_response();
     };
     let viewer = user.map(|u| u.user_id);
+    // Only a signed-in viewer's socket closes at its session's logout.
+    let logout = viewer.and_then(|_| socket_logout_signal(&state, &headers));
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
         let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
         metrics.connections.fetch_add(1, Ordering::Relaxed);
         handle.presence(viewer, true).await;
-        if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v).await {
+        if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v, logout).await {
             tracing::debug!(cause = %e, "game socket closed");
         }
         handle.presence(viewer, false).await;
@@ -84,6 +89,7 @@ async fn serve_socket(
     handle: &GameHandle,
     viewer: Option<Uuid>,
     since: Option<u64>,
+    logout: Option<LogoutSignal>,
 ) -> Result<(), axum::Error> {
     // One task owns the socket whole: `select!` drops the pending read before a branch runs,
     // so a branch can write. Splitting it would put a lock around every read and write.
@@ -101,11 +107,12 @@ async fn serve_socket(
     for message in &subscription.initial {
         send_text(&mut socket, message).await?;
     }
-    let mut shutting_down = std::pin::pin!(state.shutting_down());
+    let mut closing = std::pin::pin!(state.closing(logout));
     loop {
         tokio::select! {
-            // In this order, and the shutdown only when neither of the others is ready: polling
-            // it takes the lock that every socket's shutdown waiter shares.
+            // In this order, and the closing (shutdown, logout) only when neither of the
+            // others is ready: polling it takes the lock that every socket's shutdown waiter
+            // shares.
             biased;
             frame = socket.recv() => {
                 let Some(frame) = frame else { break };
@@ -144,8 +151,8 @@ async fn serve_socket(
                     break;
                 }
             },
-            () = &mut shutting_down => {
-                let _ = socket.send(Message::Close(None)).await;
+            closing = &mut closing => {
+                let _ = socket.send(closing.close_message()).await;
                 break;
             }
         }

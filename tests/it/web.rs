@@ -1,7 +1,7 @@
 //! HTTP API tests against a real server: accounts and sessions, game creation and
 //! validation, history paging and the export.
 
-use crate::server::{fast_settings, TestServer};
+use crate::server::{fast_settings, TestServer, WAIT};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -401,5 +401,85 @@ async fn malformed_requests_get_json_errors_with_stable_codes() {
     )
     .await;
     assert_eq!(status, 403, "a cross-site form cannot log a visitor out");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logging_out_closes_the_sockets_of_that_session_only() {
+    let server = TestServer::start(fast_settings()).await;
+    // One account signed in twice (a laptop and a phone), and a visitor who is not.
+    let mut laptop = server.client();
+    let credentials = json!({ "username": "Carol", "password": "correct horse" });
+    let register = laptop
+        .post("/api/auth/register", &credentials)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(register.status, 200, "{}", register.body);
+    let mut phone = server.client();
+    let login = phone
+        .post("/api/auth/login", &credentials)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(login.status, 200, "{}", login.body);
+    let created = laptop
+        .post(
+            "/api/games",
+            &json!({ "variant": "chazz", "clock": null, "color": "white" }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let game_id = created.json()["game_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", created.body))
+        .to_string();
+    let mut sockets = Vec::new();
+    for client in [&laptop, &phone, &server.client()] {
+        let game = client
+            .connect_game(&game_id, None)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        // The visitor has no session, so the lobby refuses it.
+        sockets.push((game, client.connect_lobby().await.ok()));
+    }
+    let mut sockets = sockets.into_iter();
+    let (
+        Some((mut laptop_game, Some(mut laptop_lobby))),
+        Some((mut phone_game, Some(mut phone_lobby))),
+        Some((mut visitor_game, None)),
+    ) = (sockets.next(), sockets.next(), sockets.next())
+    else {
+        panic!("the two sessions should have opened both sockets, the visitor only the game's");
+    };
+
+    let logout = laptop
+        .post("/api/auth/logout", &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(logout.status, 200, "{}", logout.body);
+    for socket in [&mut laptop_game, &mut laptop_lobby] {
+        let reason = socket.closed(WAIT).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(reason, "logged_out");
+    }
+    // The phone's session and the visitor are untouched: their sockets still answer.
+    for socket in [&mut phone_game, &mut phone_lobby, &mut visitor_game] {
+        socket
+            .send(&json!({ "t": "ping" }))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        socket
+            .wait_for(WAIT, |m| m["t"] == "pong")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // A socket opened with the logged-out cookie is only a visitor's.
+    let mut late = laptop
+        .connect_game(&game_id, None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let snapshot = late
+        .wait_for(WAIT, |m| m["t"] == "snapshot")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(snapshot["game"]["you"], Value::Null, "{snapshot}");
     server.stop().await;
 }
