@@ -331,12 +331,14 @@ pub enum GameNotice {
     },
 }
 
-/// Notices buffered per listener; a listener that falls this far behind misses some.
-const NOTICE_BUFFER: usize = 1024;
-
 struct GamesInner {
     store: Store,
-    notices: broadcast::Sender<GameNotice>,
+    /// Where game starts and ends are told (the lobby), if anyone listens. Unbounded, so
+    /// that no notice is ever lost nor an actor held up: a missed start would leave a
+    /// player's seeks standing and never send them to their game, a missed end would leave
+    /// stale ratings. Two notices a game, each handled in microseconds unless it reloads
+    /// ratings, so the queue stays short.
+    notices: Mutex<Option<mpsc::UnboundedSender<GameNotice>>>,
     writer: GameWriter,
     metrics: Arc<Metrics>,
     settings: GameSettings,
@@ -371,7 +373,7 @@ impl Games {
                 writer,
                 metrics,
                 settings,
-                notices: broadcast::channel(NOTICE_BUFFER).0,
+                notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
             }),
         }
@@ -385,14 +387,27 @@ impl Games {
         &self.inner.metrics
     }
 
-    /// Every later game start and end.
-    pub fn notices(&self) -> broadcast::Receiver<GameNotice> {
-        self.inner.notices.subscribe()
+    /// Every later game start and end, in order and none missed. There is one listener:
+    /// a second call takes the notices from the first.
+    pub fn notices(&self) -> mpsc::UnboundedReceiver<GameNotice> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        *self.notice_sender() = Some(sender);
+        receiver
     }
 
     pub(crate) fn notify(&self, notice: GameNotice) {
-        // Nobody listening (tests without a lobby) is fine.
-        let _ = self.inner.notices.send(notice);
+        let mut sender = self.notice_sender();
+        // Nobody listening (tests without a lobby, or a lobby that stopped) is fine.
+        if sender.as_ref().is_some_and(|s| s.send(notice).is_err()) {
+            *sender = None;
+        }
+    }
+
+    fn notice_sender(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Option<mpsc::UnboundedSender<GameNotice>>> {
+        // A sender or none: a panic elsewhere cannot leave it inconsistent.
+        self.inner.notices.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The live game with this id, if its actor is running.
@@ -493,7 +508,47 @@ fn new_game_id() -> Uuid {
 
 #[cfg(test)]
 mod tests {
-    use super::new_game_id;
+    use super::*;
+
+    #[tokio::test]
+    async fn no_notice_is_lost_however_far_behind_the_listener_is() {
+        let pool = sqlx::PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::from_pool(pool);
+        let writer = GameWriter::spawn(store.clone());
+        let games = Games::new(store, writer, Arc::default(), GameSettings::default());
+        games.notify(ended(Uuid::nil()));
+        let mut notices = games.notices();
+        // Far more than any buffer, before the listener reads one.
+        let ids: Vec<Uuid> = (0..5_000).map(|_| new_game_id()).collect();
+        for &id in &ids {
+            games.notify(ended(id));
+        }
+        for &id in &ids {
+            match notices.try_recv() {
+                Ok(GameNotice::Ended { game_id, .. }) => assert_eq!(game_id, id),
+                other => panic!("expected the end of {id}, got {other:?}"),
+            }
+        }
+        assert!(
+            notices.try_recv().is_err(),
+            "nothing from before it listened"
+        );
+    }
+
+    fn ended(game_id: Uuid) -> GameNotice {
+        let seat = |name: &str| Seat {
+            user_id: Uuid::new_v4(),
+            name: name.into(),
+        };
+        GameNotice::Ended {
+            game_id,
+            white: seat("alice"),
+            black: seat("bob"),
+            rated: false,
+            outcome: Outcome::draw(crate::rules::EndReason::Agreement),
+        }
+    }
 
     #[test]
     fn game_ids_are_time_ordered_and_random_within_a_millisecond() {

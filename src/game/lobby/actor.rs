@@ -29,7 +29,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 use std::sync::Arc;
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -219,11 +218,9 @@ pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Rec
             // see its effects (seeks gone, ratings reloaded).
             biased;
             notice = notices.recv() => match notice {
-                Ok(notice) => actor.on_notice(notice).await,
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "the lobby missed game notices");
-                }
-                Err(RecvError::Closed) => break,
+                Some(notice) => actor.on_notice(notice).await,
+                // Another listener took the notices over.
+                None => break,
             },
             message = rx.recv() => match message {
                 Some(message) => actor.handle(message).await,
