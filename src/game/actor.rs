@@ -450,10 +450,12 @@ impl GameActor {
             .into_iter()
             .flatten()
             .min();
-        // A retry waits for its moment, and is itself a moment to wake at (a forced action
-        // to retry in a game without a clock has no other).
+        // A pending retry is the moment to wake: a deadline due before it waits for it
+        // (`on_deadline` retries first), and one due after it must not hold it up (waking
+        // at the later of the two left a refused forced pass unplayed until the first-move
+        // limit or the passer's own flag).
         match self.store_retry_at {
-            Some(retry) if self.ended_at.is_none() => Some(due.map_or(retry, |t| t.max(retry))),
+            Some(retry) if self.ended_at.is_none() => Some(retry),
             _ => due,
         }
     }

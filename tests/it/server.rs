@@ -134,6 +134,19 @@ impl TestServer {
         pool.close().await;
     }
 
+    /// A query's one number, read from the server's database behind its back.
+    pub async fn fetch_number(&self, query: &str) -> i64 {
+        let pool = sqlx::PgPool::connect(&database_url_named(&self.database_name))
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
+        let number: i64 = sqlx::query_scalar(query)
+            .fetch_one(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{query}: {e}"));
+        pool.close().await;
+        number
+    }
+
     /// Stops the server and drops its database.
     pub async fn stop(mut self) {
         self.shut_down().await;

@@ -810,3 +810,59 @@ async fn an_untimed_game_left_lying_across_a_restart_ends_when_resumed() {
     assert_eq!(record["outcome"]["reason"], "abandoned", "{record}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_pass_the_database_refuses_is_played_when_it_can_be() {
+    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
+    let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
+    // Before anyone moves, the stored game is given a start position where White must pass
+    // (no legal move, not in check), and the database refuses every action, counting each
+    // attempt in a sequence (which a rollback does not undo).
+    server
+        .execute(&format!(
+            "update game set start_position = '8/8/6k1/7p/7K w - - 0 1' \
+             where game_id = '{game_id}'; \
+             create sequence refused_actions; \
+             create function refuse_action() returns trigger language plpgsql as $$ \
+             begin perform nextval('refused_actions'); \
+             raise exception 'the test refuses every action'; end $$; \
+             create trigger refuse_action before insert on game_action for each row \
+             execute function refuse_action();"
+        ))
+        .await;
+    // The resumed game stops at the pass, which the server plays itself; the database
+    // refuses it.
+    let server = server.restart(fast_settings()).await;
+    let refused = "select case when is_called then last_value else 0 end from refused_actions";
+    let mut attempts = 0;
+    for _ in 0..100 {
+        attempts = server.fetch_number(refused).await;
+        if attempts > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(attempts > 0, "the server never tried to play the pass");
+
+    // Once the database takes actions again, the pass is tried again and stored, with
+    // nobody doing anything.
+    server
+        .execute("drop trigger refuse_action on game_action;")
+        .await;
+    let mut client = server.client();
+    let mut record = Value::Null;
+    for _ in 0..100 {
+        record = client
+            .get(&format!("/api/games/{game_id}"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json();
+        if record["actions"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(record["actions"][0]["machine"], "pass", "{record}");
+    assert_eq!(record["status"], "active", "{record}");
+    server.stop().await;
+}
