@@ -54,6 +54,28 @@ async fn untimed_game_after_first_moves(
     (game_id, white_view, black_view)
 }
 
+/// The game's stored record (`GET /api/games/{id}`) once it satisfies `done`, or as it is
+/// after [`WAIT`].
+async fn stored_record_once(
+    server: &TestServer,
+    game_id: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut client = server.client();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let record = client
+            .get(&format!("/api/games/{game_id}"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json();
+        if done(&record) || tokio::time::Instant::now() >= deadline {
+            return record;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn start_game(white: &mut Player, black: &mut Player, variant: &str, clock: Value) -> String {
     let game_id = white.create_game(variant, clock, "white").await;
     black.accept(&game_id).await;
@@ -792,19 +814,7 @@ async fn an_untimed_game_left_lying_across_a_restart_ends_when_resumed() {
         ))
         .await;
     let server = server.restart(settings).await;
-    let mut client = server.client();
-    let mut record = Value::Null;
-    for _ in 0..100 {
-        record = client
-            .get(&format!("/api/games/{game_id}"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json();
-        if record["status"] != "active" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let record = stored_record_once(&server, &game_id, |r| r["status"] != "active").await;
     assert_eq!(record["status"], "finished", "{record}");
     assert_eq!(record["result"], "0-1", "{record}");
     assert_eq!(record["outcome"]["reason"], "abandoned", "{record}");
@@ -849,19 +859,10 @@ async fn a_forced_pass_the_database_refuses_is_played_when_it_can_be() {
     server
         .execute("drop trigger refuse_action on game_action;")
         .await;
-    let mut client = server.client();
-    let mut record = Value::Null;
-    for _ in 0..100 {
-        record = client
-            .get(&format!("/api/games/{game_id}"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json();
-        if record["actions"].as_array().is_some_and(|a| !a.is_empty()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let record = stored_record_once(&server, &game_id, |r| {
+        r["actions"].as_array().is_some_and(|a| !a.is_empty())
+    })
+    .await;
     assert_eq!(record["actions"][0]["machine"], "pass", "{record}");
     assert_eq!(record["status"], "active", "{record}");
     server.stop().await;
