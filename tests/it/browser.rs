@@ -566,6 +566,28 @@ async fn two_browsers_play_every_variant_and_replay_it() {
     )
     .await;
     a.screenshot(&screenshots_dir().join("player.png")).await;
+
+    // Signing out elsewhere (another tab of the same browser, here a request from the page)
+    // closes this page's lobby socket, and the page shows itself signed out.
+    let mut b = b;
+    b.goto(&format!("{base}/")).await;
+    b.wait_for(
+        "the lobby socket",
+        "const s = window.oddboard.lobby.socket; return !!s && s.readyState === WebSocket.OPEN;",
+        json!([]),
+    )
+    .await;
+    b.js(
+        "fetch('/api/auth/logout', { method: 'POST' }); return true;",
+        json!([]),
+    )
+    .await;
+    b.wait_for(
+        "the page signed out after the logout",
+        "const me = document.getElementById('me'); return !!me && !me.dataset.username;",
+        json!([]),
+    )
+    .await;
     a.quit().await;
     b.quit().await;
     drop(driver);
