@@ -286,21 +286,21 @@ impl SessionCache {
             .entry(token_hash.clone())
             .or_insert_with(|| watch::Sender::new(false))
             .subscribe();
+        let mut signal = LogoutSignal {
+            receiver: Some(receiver),
+            cache: Arc::clone(self),
+            token_hash,
+        };
         // A logout between the socket's sign-in and this subscription raised no signal it
         // could see, but it left its mark in `entries` first.
         let marked = matches!(
-            self.entries().get(&token_hash),
+            self.entries().get(&signal.token_hash),
             Some(CacheSlot::LoggedOut(at)) if at.elapsed() < SESSION_CACHE_TTL
         );
-        LogoutSignal {
-            receiver: if marked {
-                watch::Sender::new(true).subscribe()
-            } else {
-                receiver
-            },
-            cache: Arc::clone(self),
-            token_hash,
+        if marked {
+            signal.unsubscribe();
         }
+        signal
     }
 }
 
@@ -308,7 +308,8 @@ impl SessionCache {
 /// socket was opened with logs out.
 #[derive(Debug)]
 pub struct LogoutSignal {
-    receiver: watch::Receiver<bool>,
+    /// None once the session is known to have logged out.
+    receiver: Option<watch::Receiver<bool>>,
     cache: Arc<SessionCache>,
     token_hash: Vec<u8>,
 }
@@ -316,21 +317,33 @@ pub struct LogoutSignal {
 impl LogoutSignal {
     /// Completes at the session's logout.
     pub async fn logged_out(&mut self) {
-        // The sender goes only at logout (after raising the signal) or once no socket is
-        // left to listen, so an error means logged out too.
-        let _ = self.receiver.wait_for(|&out| out).await;
+        if let Some(receiver) = self.receiver.as_mut() {
+            // The sender goes only at logout (after raising the signal), so an error means
+            // logged out too.
+            let _ = receiver.wait_for(|&out| out).await;
+        }
+    }
+
+    /// Stops listening, and forgets the session's signal if nobody else listens. The
+    /// receiver is dropped under the lock that every subscription and count is taken
+    /// under: two sockets of a session closing at once each see the other's receiver
+    /// gone or not, never a count that is about to drop.
+    fn unsubscribe(&mut self) {
+        let mut logouts = self.cache.logouts();
+        drop(self.receiver.take());
+        if logouts
+            .get(&self.token_hash)
+            .is_some_and(|sender| sender.receiver_count() == 0)
+        {
+            logouts.remove(&self.token_hash);
+        }
     }
 }
 
 impl Drop for LogoutSignal {
     fn drop(&mut self) {
-        let mut logouts = self.cache.logouts();
-        // This receiver is the last one: nobody is left to tell.
-        if logouts
-            .get(&self.token_hash)
-            .is_some_and(|sender| sender.receiver_count() <= 1)
-        {
-            logouts.remove(&self.token_hash);
+        if self.receiver.is_some() {
+            self.unsubscribe();
         }
     }
 }
@@ -602,6 +615,19 @@ mod tests {
         drop(first);
         assert!(cache.logouts().contains_key(&hash));
         drop(second);
+        assert!(cache.logouts().is_empty());
+        // Also when many sockets of one session close at once.
+        let signals: Vec<LogoutSignal> =
+            (0..64).map(|_| cache.logout_signal(hash.clone())).collect();
+        std::thread::scope(|scope| {
+            for signal in signals {
+                scope.spawn(move || drop(signal));
+            }
+        });
+        assert!(cache.logouts().is_empty());
+        // And a signal asked for after the logout leaves nothing behind.
+        cache.forget(&hash);
+        drop(cache.logout_signal(hash));
         assert!(cache.logouts().is_empty());
     }
 
