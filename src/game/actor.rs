@@ -790,11 +790,20 @@ impl GameActor {
             };
             let color = self.game.turn();
             let now = self.now_ms();
-            if let Err(e) = self
-                .commit_action(color, &action, now, Instant::now())
-                .await
-            {
-                tracing::error!(cause = %e, "forced action failed; trying again");
+            // A side whose time ran out before its forced action could be stored (an earlier
+            // try failed) has lost on time: the action comes too late, as a move would.
+            let flagged = self
+                .clock
+                .as_ref()
+                .is_some_and(|c| c.is_running() && c.is_flagged(color, now));
+            let result = if flagged {
+                self.flag(color).await
+            } else {
+                self.commit_action(color, &action, now, Instant::now())
+                    .await
+            };
+            if let Err(e) = result {
+                tracing::error!(cause = %e, "forced action or flag failed; trying again");
                 self.store_retry_at = Some(now + STORE_RETRY_MS);
                 break;
             }
@@ -814,8 +823,11 @@ impl GameActor {
         let ply = self.ply() + 1;
         let mut clock = self.clock.clone();
         if let Some(clock) = clock.as_mut() {
-            // The clock starts once both sides have moved.
-            clock.complete_move(color, now, ply >= 2);
+            // The clock starts once both sides have moved. Callers flag a side whose time
+            // ran out before they get here; this refuses such a move all the same.
+            if !clock.complete_move(color, now, ply >= 2) {
+                return Err(GameError::TimeOut);
+            }
         }
         let clock_view = clock.as_ref().map(|c| c.view(now));
         let rules = next.snapshot();

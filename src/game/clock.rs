@@ -7,6 +7,10 @@
 use crate::rules::Color;
 use serde::Serialize;
 
+/// What each side starts with in a game of no minutes and an increment, if the increment is
+/// less (see [`Clock::new`]).
+pub const MIN_START_WITHOUT_MINUTES_MS: u64 = 3_000;
+
 /// Initial time and increment, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct TimeControl {
@@ -33,11 +37,19 @@ pub struct ClockView {
 }
 
 impl Clock {
-    /// A stopped clock with the full initial time on both sides.
+    /// A stopped clock with the full initial time on both sides. A control of no minutes and
+    /// an increment (`0 2`) starts each side with the increment, but at least
+    /// [`MIN_START_WITHOUT_MINUTES_MS`], as lichess does: with nothing on the clock, the first
+    /// side to move once the clock runs would lose on time at once.
     pub fn new(control: TimeControl) -> Clock {
+        let start_ms = if control.initial_ms == 0 {
+            control.increment_ms.max(MIN_START_WITHOUT_MINUTES_MS)
+        } else {
+            control.initial_ms
+        };
         Clock {
             control,
-            remaining_ms: [control.initial_ms; 2],
+            remaining_ms: [start_ms; 2],
             running: None,
         }
     }
@@ -171,6 +183,27 @@ mod tests {
         assert!(!clock.complete_move(Color::Black, 180_001, true));
         assert_eq!(clock.view(180_001).black_ms, 0);
         assert_eq!(clock.view(180_001).running, Some(Color::Black));
+    }
+
+    #[test]
+    fn a_clock_of_no_minutes_starts_each_side_with_the_increment_or_three_seconds() {
+        for (increment_ms, start_ms) in [(1_000, 3_000), (3_000, 3_000), (10_000, 10_000)] {
+            let mut clock = Clock::new(TimeControl {
+                initial_ms: 0,
+                increment_ms,
+            });
+            // Both first moves, then White's clock runs: not flagged at once.
+            assert!(clock.complete_move(Color::White, 0, false));
+            assert!(clock.complete_move(Color::Black, 0, true));
+            assert_eq!(clock.remaining(Color::White, 0), start_ms);
+            assert_eq!(clock.flag_deadline(), Some((Color::White, start_ms)));
+            // Each move then adds the increment as usual.
+            assert!(clock.complete_move(Color::White, 500, true));
+            assert_eq!(
+                clock.remaining(Color::White, 500),
+                start_ms - 500 + increment_ms
+            );
+        }
     }
 
     #[test]

@@ -867,3 +867,60 @@ async fn a_forced_pass_the_database_refuses_is_played_when_it_can_be() {
     assert_eq!(record["status"], "active", "{record}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_time() {
+    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
+    // No minutes and a second's increment: each side starts with three seconds.
+    let clock = json!({ "minutes": 0, "increment": 1 });
+    let game_id = start_game(&mut alice, &mut bob, "chazz", clock).await;
+    // From this position White's pawn steps off the board, Black's pawn steps forward, and
+    // White, with only a hemmed-in king left, must pass: at ply 3, with the clock running.
+    server
+        .execute(&format!(
+            "update game set start_position = 'p7/8/6k1/7p/P6K w - - 0 1' \
+             where game_id = '{game_id}';"
+        ))
+        .await;
+    let server = server.restart(fast_settings()).await;
+    for player in [&mut alice, &mut bob] {
+        player.client = player.client.clone();
+        player.client.addr = server.addr.clone();
+    }
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    // The database refuses the pass and any end of the game until told otherwise.
+    server
+        .execute(
+            "create function refuse() returns trigger language plpgsql as $$ \
+             begin raise exception 'the test refuses this'; end $$; \
+             create trigger refuse_pass before insert on game_action for each row \
+             when (new.ply = 3) execute function refuse(); \
+             create trigger refuse_end before update of status on game for each row \
+             when (new.status <> old.status) execute function refuse();",
+        )
+        .await;
+    white.act("a1a0").await;
+    black.read_until(|w| w.ply == 1).await;
+    black.act("a5a4").await;
+    white.read_until(|w| w.ply == 2).await;
+    // White's three seconds run out while neither the pass nor the flag can be stored.
+    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    server
+        .execute("drop trigger refuse_pass on game_action; drop trigger refuse_end on game;")
+        .await;
+    // The flag fell first: Black wins on time, and the pass, too late, is never stored.
+    white.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": "black", "reason": "timeout" }))
+    );
+    let record = stored_record_once(&server, &game_id, |r| r["status"] != "active").await;
+    assert_eq!(record["status"], "finished", "{record}");
+    assert_eq!(
+        record["actions"].as_array().map(Vec::len),
+        Some(2),
+        "{record}"
+    );
+    server.stop().await;
+}
