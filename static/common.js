@@ -37,6 +37,8 @@ const REASONS = {
 /// "White wins by checkmate", "Draw by agreement"…
 export function outcomeText(outcome) {
   if (!outcome) return '';
+  // An aborted game counts for nobody: it is no draw.
+  if (outcome.reason === 'aborted') return 'Aborted';
   const reason = REASONS[outcome.reason] || String(outcome.reason).replace(/_/g, ' ');
   if (!outcome.winner) return `Draw (${reason})`;
   return `${outcome.winner === 'white' ? 'White' : 'Black'} wins (${reason})`;

@@ -19,6 +19,8 @@ const state = {
   flipped: null,
   needSnapshot: false,
   closing: false,
+  claimAt: {}, // colour -> performance.now() from when a claim against that absent seat is allowed
+  claimTimer: null,
 };
 window.oddboard = state; // for the browser tests and for curious people
 
@@ -35,6 +37,9 @@ function send(message) {
 }
 
 function connect() {
+  // Already connected or connecting (a reconnect timer and the tab coming back can both
+  // call this): a second socket would keep the player present after the first one dies.
+  if (state.socket) return;
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
   const query = state.game && !state.needSnapshot ? `?v=${state.v}` : '';
   state.needSnapshot = false;
@@ -46,6 +51,7 @@ function connect() {
     if (state.game) render(false); // input was off while disconnected
   });
   socket.addEventListener('message', (e) => {
+    if (state.socket !== socket) return; // an old socket's last words
     let msg;
     try { msg = JSON.parse(e.data); } catch (_) { return; }
     handle(msg);
@@ -55,6 +61,9 @@ function connect() {
     // This session logged out (in another tab, say): show the page as signed out.
     if (e.reason === 'logged_out') { location.reload(); return; }
     state.socket = null;
+    // Missed actions replayed on reconnect carry the clock as it was when each was played;
+    // with a clock running, only a fresh snapshot tells the time left now.
+    if (state.game && state.game.clock && state.game.clock.running) state.needSnapshot = true;
     if (state.game && state.game.status !== 'active' && state.game.status !== 'waiting') {
       setConnection('');
       return; // over: nothing more will come
@@ -103,6 +112,8 @@ function handle(msg) {
       state.game = msg.game;
       state.v = msg.v;
       state.clockAt = performance.now();
+      state.claimAt = {};
+      for (const [color, ms] of Object.entries(msg.game.claim_after_ms || {})) state.claimAt[color] = performance.now() + ms;
       render(true);
       break;
     case 'batch':
@@ -162,7 +173,9 @@ function applyEvent(ev) {
       g.moves.push({ ply: ev.ply, machine: ev.machine, human: ev.human });
       g.rules = applyUpdate(g.rules, ev.update);
       if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
-      g.draw_offer = null;
+      // Moving instead of answering declines the opponent's offer; the mover's own offer
+      // stands (as the server keeps it).
+      if (g.draw_offer && g.draw_offer !== ev.by) g.draw_offer = null;
       render(false);
       break;
     case 'draw_offered': g.draw_offer = ev.by; renderOffers(); break;
@@ -176,10 +189,12 @@ function applyEvent(ev) {
       break;
     case 'player_gone':
       g.absent = [...new Set([...(g.absent || []), ev.color])];
+      state.claimAt[ev.color] = performance.now() + ev.claim_after_ms;
       renderOffers();
       break;
     case 'player_back':
       g.absent = (g.absent || []).filter((c) => c !== ev.color);
+      delete state.claimAt[ev.color];
       renderOffers();
       break;
     case 'ended':
@@ -264,10 +279,17 @@ function renderOffers() {
     a.textContent = 'Go to the rematch';
     offer.appendChild(a);
   }
-  // Before both sides have moved the game can only be aborted, not claimed.
+  // Before both sides have moved the game can only be aborted, not claimed; and only once
+  // the opponent has been gone for the claim delay.
+  clearTimeout(state.claimTimer);
   if (playing && g.moves.length >= 2 && (g.absent || []).includes(other)) {
-    offer.appendChild(button('Claim victory', () => send({ t: 'claim_victory' }), 'claim-victory'));
-    offer.appendChild(button('Claim draw', () => send({ t: 'claim_draw' }), 'claim-draw'));
+    const wait = (state.claimAt[other] ?? 0) - performance.now();
+    if (wait <= 0) {
+      offer.appendChild(button('Claim victory', () => send({ t: 'claim_victory' }), 'claim-victory'));
+      offer.appendChild(button('Claim draw', () => send({ t: 'claim_draw' }), 'claim-draw'));
+    } else {
+      state.claimTimer = setTimeout(renderOffers, wait + 50);
+    }
   }
   const join = $('join');
   join.replaceChildren();

@@ -61,6 +61,9 @@ function connect() {
     // This session logged out (in another tab, say): show the page as signed out.
     if (e.reason === 'logged_out') { location.reload(); return; }
     lobby.socket = null;
+    // Commands sent on this socket will get no answer now.
+    for (const resolve of lobby.pending.values()) resolve({ ok: false, code: 'disconnected', reply: 'The connection to the lobby dropped; try again.' });
+    lobby.pending.clear();
     document.body.classList.add('reconnecting');
     lobby.retry += 1;
     setTimeout(connect, Math.min(5000, 300 * 2 ** Math.min(lobby.retry, 4)));
@@ -119,9 +122,14 @@ function handle(msg) {
       if (resolve) resolve(msg);
       break;
     }
-    case 'error':
-      log(msg.message, 'error');
+    case 'error': {
+      // A command the server could not read: its caller gets the error as a refusal.
+      const resolve = lobby.pending.get(msg.ref);
+      lobby.pending.delete(msg.ref);
+      if (resolve) resolve({ ok: false, code: msg.code, reply: msg.message });
+      else log(msg.message, 'error');
       break;
+    }
     default:
       break;
   }

@@ -13,7 +13,7 @@ const PER_PAGE = 20;
 let page = 1;
 
 function myResult(g) {
-  if (!g.outcome) return null;
+  if (!g.outcome || g.outcome.reason === 'aborted') return null;
   if (!g.outcome.winner) return 'draw';
   const mine = g.white_name && g.white_name.toLowerCase() === name.toLowerCase() ? 'white' : 'black';
   return g.outcome.winner === mine ? 'win' : 'loss';
@@ -53,7 +53,8 @@ async function loadGames() {
   const games = data.games;
   $('games').innerHTML = games.map((g) => {
     const date = new Date(g.created_at).toLocaleDateString();
-    const res = g.outcome ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;
+    const aborted = g.outcome && g.outcome.reason === 'aborted';
+    const res = g.outcome && !aborted ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;
     return `<tr><td>${esc(date)}</td><td>${esc(VARIANT_NAMES[g.variant] || g.variant)}</td>`
       + `<td><a href="/player/${esc(g.white_name || '')}">${esc(g.white_name || '?')}</a></td>`
       + `<td><a href="/player/${esc(g.black_name || '')}">${esc(g.black_name || '?')}</a></td>`

@@ -41,7 +41,7 @@ async function load() {
     return;
   }
   const d = state.data;
-  $('status').textContent = `${d.variant_name} · ${d.white || '?'} – ${d.black || '?'} · ${d.outcome ? `${d.result} ${outcomeText(d.outcome)}` : d.status}`;
+  $('status').textContent = `${d.variant_name} · ${d.white || '?'} – ${d.black || '?'} · ${d.outcome ? `${d.outcome.reason === 'aborted' ? '' : `${d.result} `}${outcomeText(d.outcome)}` : d.status}`;
   show(d.snapshots.length - 1);
   root.dataset.loaded = 'true';
   if (d.dice_commitment) verifyDice(d);

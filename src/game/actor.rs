@@ -136,6 +136,18 @@ pub struct GameView<'a> {
     pub first_move_deadline_ms: Option<u64>,
     /// Seats whose player has no open connection right now.
     pub absent: Vec<Color>,
+    /// For each absent seat, milliseconds until its opponent may claim against it (0 once
+    /// they may), as `player_gone` says when the player leaves.
+    pub claim_after_ms: SeatTimes,
+}
+
+/// A number of milliseconds per seat, where it applies (`{"black":1200}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SeatTimes {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black: Option<u64>,
 }
 
 struct GameActor {
@@ -631,11 +643,31 @@ impl GameActor {
                 .filter(|_| over)
                 .map(|d| hex::encode(d.seed)),
             first_move_deadline_ms: self.first_move_deadline.map(|t| t.saturating_sub(now)),
-            absent: Color::ALL
-                .into_iter()
-                .filter(|c| self.status == GameStatus::Active && self.connections(*c) == 0)
-                .collect(),
+            absent: self.absent_seats().collect(),
+            claim_after_ms: self.claim_waits(now),
         }
+    }
+
+    /// Seats of an active game whose player has no open connection.
+    fn absent_seats(&self) -> impl Iterator<Item = Color> + '_ {
+        Color::ALL
+            .into_iter()
+            .filter(|c| self.status == GameStatus::Active && self.connections(*c) == 0)
+    }
+
+    /// How long until a claim against each absent seat is allowed, at `now`.
+    fn claim_waits(&self, now: u64) -> SeatTimes {
+        let delay = self.games.inner.settings.claim_delay(self.time_control);
+        let mut waits = SeatTimes::default();
+        for color in self.absent_seats() {
+            let wait = self.gone_since[color.index()]
+                .map(|since| (since + delay.as_millis() as u64).saturating_sub(now));
+            match color {
+                Color::White => waits.white = wait,
+                Color::Black => waits.black = wait,
+            }
+        }
+        waits
     }
 
     fn snapshot_message(&self, viewer: Option<Uuid>) -> Arc<str> {

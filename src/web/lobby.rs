@@ -435,7 +435,14 @@ async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String 
     };
     let reference = value.get("ref").cloned();
     let result = match parse_lobby_msg(value) {
-        Err((code, message)) => return ErrorMsg::new(code, &message).to_json(),
+        // A refused command answers its `ref` too, so that a client waiting on it hears.
+        Err((code, message)) => {
+            let mut error = json!({ "t": "error", "code": code, "message": message });
+            if let (Some(reference), Some(fields)) = (reference, error.as_object_mut()) {
+                fields.insert("ref".into(), reference);
+            }
+            return error.to_string();
+        }
         Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
         Ok(LobbyClientMsg::Command(command)) => state.lobby.command(user.clone(), command).await,
         Ok(LobbyClientMsg::Line(line)) => state.lobby.command_line(user.clone(), &line).await,

@@ -846,6 +846,14 @@ async fn the_json_forms_over_the_socket_and_http() {
         .unwrap_or_else(|e| panic!("{e}"));
     let error = alice.event("error", |_| true).await;
     assert_eq!(error["code"], "unknown_message");
+    // A command that cannot be read answers its `ref`, so the sender's wait ends.
+    alice
+        .socket
+        .send(&json!({ "t": "seek", "time": 2.5, "inc": 0, "ref": 3 }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = alice.event("error", |_| true).await;
+    assert_eq!(error["ref"], 3, "{error}");
     // Over 4 KiB (read over several of the socket's 1 KiB reads): refused, and the socket
     // goes on.
     let long_line = format!("sought {}", "x".repeat(5000));

@@ -301,7 +301,23 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let (game_id, mut white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
+    let snapshot_game = |mut socket: oddboard::client::GameSocket| async move {
+        let snapshot = socket
+            .wait_for(WAIT, |m| m["t"] == "snapshot")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        socket.close().await;
+        snapshot["game"].clone()
+    };
+    let connect = || alice.client.connect_game(&game_id, None);
+    let before = snapshot_game(connect().await.unwrap_or_else(|e| panic!("{e}"))).await;
+    assert_eq!(before["absent"], json!([]), "{before}");
+    assert_eq!(before["claim_after_ms"], json!({}), "{before}");
     leave_past_the_claim_delay(black, &mut white).await;
+    // A page opened now learns who is gone, and that the claim is allowed already.
+    let after = snapshot_game(connect().await.unwrap_or_else(|e| panic!("{e}"))).await;
+    assert_eq!(after["absent"], json!(["black"]), "{after}");
+    assert_eq!(after["claim_after_ms"], json!({ "black": 0 }), "{after}");
     white.send(json!({ "t": "claim_victory" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
     assert_eq!(
