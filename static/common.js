@@ -111,7 +111,17 @@ export function renderRolls(el, last) {
 /// Wires the header's sign-out button.
 export function wireHeader() {
   const out = document.getElementById('logout');
-  if (out) out.addEventListener('click', async () => { await api('/api/auth/logout', {}); location.href = '/'; });
+  if (!out) return;
+  out.addEventListener('click', async () => {
+    try {
+      await api('/api/auth/logout', {});
+      location.href = '/';
+    } catch (err) {
+      // Still signed in: say so where the button is.
+      out.title = `Sign-out failed: ${err.message}`;
+      out.textContent = 'Sign out (failed, retry)';
+    }
+  });
 }
 
 /// Escapes text for HTML markup.

@@ -33,6 +33,9 @@ const board = new BoardView($('boards'), {
 function send(message) {
   if (state.socket && state.socket.readyState === WebSocket.OPEN) {
     state.socket.send(JSON.stringify(message));
+  } else if (message.t !== 'ping') {
+    // A click while the connection is down would otherwise vanish without a word.
+    showStatus('Not connected: wait for the reconnection and try again.', true);
   }
 }
 
