@@ -655,13 +655,20 @@ impl GameActor {
             .filter(|c| self.status == GameStatus::Active && self.connections(*c) == 0)
     }
 
+    /// When a claim against the player in `color`'s seat is allowed: the claim delay after
+    /// their last connection closed (None while they are connected).
+    fn claim_allowed_at(&self, color: Color) -> Option<u64> {
+        let delay = self.games.inner.settings.claim_delay(self.time_control);
+        self.gone_since[color.index()].map(|since| since + delay.as_millis() as u64)
+    }
+
     /// How long until a claim against each absent seat is allowed, at `now`.
     fn claim_waits(&self, now: u64) -> SeatTimes {
-        let delay = self.games.inner.settings.claim_delay(self.time_control);
         let mut waits = SeatTimes::default();
         for color in self.absent_seats() {
-            let wait = self.gone_since[color.index()]
-                .map(|since| (since + delay.as_millis() as u64).saturating_sub(now));
+            let wait = self
+                .claim_allowed_at(color)
+                .map(|at| at.saturating_sub(now));
             match color {
                 Color::White => waits.white = wait,
                 Color::Black => waits.black = wait,
@@ -802,12 +809,6 @@ impl GameActor {
             return Err(GameError::NotYourTurn);
         }
         let now = self.now_ms();
-        if let Some(clock) = &self.clock {
-            if clock.is_running() && clock.is_flagged(color, now) {
-                self.flag(color).await?;
-                return Err(GameError::TimeOut);
-            }
-        }
         self.commit_action(color, action, now, received).await?;
         self.play_forced_actions().await;
         Ok(())
@@ -822,27 +823,26 @@ impl GameActor {
             };
             let color = self.game.turn();
             let now = self.now_ms();
-            // A side whose time ran out before its forced action could be stored (an earlier
-            // try failed) has lost on time: the action comes too late, as a move would.
-            let flagged = self
-                .clock
-                .as_ref()
-                .is_some_and(|c| c.is_running() && c.is_flagged(color, now));
-            let result = if flagged {
-                self.flag(color).await
-            } else {
-                self.commit_action(color, &action, now, Instant::now())
-                    .await
-            };
-            if let Err(e) = result {
-                tracing::error!(cause = %e, "forced action or flag failed; trying again");
-                self.store_retry_at = Some(now + STORE_RETRY_MS);
-                break;
+            match self
+                .commit_action(color, &action, now, Instant::now())
+                .await
+            {
+                Ok(()) => {}
+                // The side's time ran out before its forced action could be stored (an
+                // earlier try failed): it lost on time, and the action came too late.
+                Err(GameError::TimeOut) => break,
+                Err(e) => {
+                    tracing::error!(cause = %e, "forced action or flag failed; trying again");
+                    self.store_retry_at = Some(now + STORE_RETRY_MS);
+                    break;
+                }
             }
         }
     }
 
-    /// Plays, stores, then adopts and broadcasts one action; changes nothing on error.
+    /// Plays, stores, then adopts and broadcasts one action; changes nothing on error. A
+    /// mover whose time ran out loses on time instead ([`GameError::TimeOut`] once that end
+    /// is stored).
     async fn commit_action(
         &mut self,
         color: Color,
@@ -850,16 +850,20 @@ impl GameActor {
         now: u64,
         received: Instant,
     ) -> Result<(), GameError> {
+        if let Some(clock) = &self.clock {
+            if clock.is_running() && clock.is_flagged(color, now) {
+                self.flag(color).await?;
+                return Err(GameError::TimeOut);
+            }
+        }
         let mut next = self.game.clone();
         let played = next.play(action)?;
         let ply = self.ply() + 1;
         let mut clock = self.clock.clone();
         if let Some(clock) = clock.as_mut() {
-            // The clock starts once both sides have moved. Callers flag a side whose time
-            // ran out before they get here; this refuses such a move all the same.
-            if !clock.complete_move(color, now, ply >= 2) {
-                return Err(GameError::TimeOut);
-            }
+            // The clock starts once both sides have moved. (A mover out of time was flagged
+            // above, so the move completes.)
+            clock.complete_move(color, now, ply >= 2);
         }
         let clock_view = clock.as_ref().map(|c| c.view(now));
         let rules = next.snapshot();
@@ -1113,11 +1117,9 @@ impl GameActor {
             }
             PlayerRequest::ClaimVictory | PlayerRequest::ClaimDraw => {
                 let opponent = color.other();
-                let delay = self.games.inner.settings.claim_delay(self.time_control);
                 let now = self.now_ms();
                 let claimable = self.connections(opponent) == 0
-                    && self.gone_since[opponent.index()]
-                        .is_some_and(|t| now >= t + delay.as_millis() as u64);
+                    && self.claim_allowed_at(opponent).is_some_and(|t| now >= t);
                 if !claimable {
                     return Err(GameError::NotAllowed("opponent_present"));
                 }

@@ -54,6 +54,16 @@ async fn untimed_game_after_first_moves(
     (game_id, white_view, black_view)
 }
 
+/// The game's stored record (`GET /api/games/{id}`).
+async fn stored_record(server: &TestServer, game_id: &str) -> Value {
+    server
+        .client()
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json()
+}
+
 /// The game's stored record (`GET /api/games/{id}`) once it satisfies `done`, or as it is
 /// after [`WAIT`].
 async fn stored_record_once(
@@ -61,14 +71,9 @@ async fn stored_record_once(
     game_id: &str,
     done: impl Fn(&Value) -> bool,
 ) -> Value {
-    let mut client = server.client();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let record = client
-            .get(&format!("/api/games/{game_id}"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json();
+        let record = stored_record(server, game_id).await;
         if done(&record) || tokio::time::Instant::now() >= deadline {
             return record;
         }
@@ -375,12 +380,7 @@ async fn an_open_challenge_can_be_withdrawn_and_expires() {
     visitor.expect_error("not_a_player").await;
     visitor.read_until(|w| w.outcome.is_some()).await;
     assert_eq!(visitor.outcome, aborted());
-    let record = server
-        .client()
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["status"], "aborted", "{record}");
     server.stop().await;
 }
@@ -446,12 +446,7 @@ async fn an_end_the_database_refuses_is_not_announced() {
         white.outcome,
         Some(json!({ "winner": "black", "reason": "resignation" }))
     );
-    let record = server
-        .client()
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["status"], "finished", "{record}");
     assert_eq!(record["result"], "0-1");
     server.stop().await;
@@ -533,12 +528,7 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
     white.act("a2a3").await;
     white.expect_error("must_capture").await;
 
-    let mut client = server.client();
-    let record = client
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["actions"].as_array().map(Vec::len), Some(2));
     // The event log never advanced for the refusals: the spectator saw exactly 2 actions.
     spectator.read_until(|w| w.ply == 2).await;
@@ -670,12 +660,7 @@ async fn a_game_whose_first_move_never_comes_is_aborted() {
     play_until(&mut [&mut white, &mut black], &mut [], 1).await;
     white.read_until(|w| w.outcome.is_some()).await;
     assert_eq!(white.outcome, aborted());
-    let record = server
-        .client()
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["status"], "aborted");
     assert_eq!(record["result"], "*");
     server.stop().await;
