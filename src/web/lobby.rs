@@ -388,8 +388,9 @@ async fn serve_socket(
     let mut closing = std::pin::pin!(state.closing(logout));
     loop {
         tokio::select! {
-            // In this order, and the shutdown only when neither of the others is ready: polling
-            // it takes the lock that every socket's shutdown waiter shares.
+            // In this order, and the closing (shutdown, logout) only when neither of the
+            // others is ready: polling it takes the lock that every socket's shutdown waiter
+            // shares.
             biased;
             frame = stream.next() => {
                 let Some(frame) = frame else { break };
@@ -437,11 +438,7 @@ async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String 
     let result = match parse_lobby_msg(value) {
         // A refused command answers its `ref` too, so that a client waiting on it hears.
         Err((code, message)) => {
-            let mut error = json!({ "t": "error", "code": code, "message": message });
-            if let (Some(reference), Some(fields)) = (reference, error.as_object_mut()) {
-                fields.insert("ref".into(), reference);
-            }
-            return error.to_string();
+            return ErrorMsg::new(code, &message).answering(reference).to_json()
         }
         Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
         Ok(LobbyClientMsg::Command(command)) => state.lobby.command(user.clone(), command).await,

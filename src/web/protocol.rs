@@ -39,6 +39,9 @@ pub struct ErrorMsg<'a> {
     pub t: &'static str,
     pub code: &'a str,
     pub message: &'a str,
+    /// The `ref` of the lobby command refused, echoed so that its sender hears.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<serde_json::Value>,
 }
 
 impl<'a> ErrorMsg<'a> {
@@ -47,7 +50,13 @@ impl<'a> ErrorMsg<'a> {
             t: "error",
             code,
             message,
+            reference: None,
         }
+    }
+
+    /// The error as the answer to the message that carried `reference` (if any).
+    pub fn answering(self, reference: Option<serde_json::Value>) -> ErrorMsg<'a> {
+        ErrorMsg { reference, ..self }
     }
 
     pub fn to_json(&self) -> String {
