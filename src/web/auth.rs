@@ -209,6 +209,14 @@ enum CacheSlot {
     LoggedOut(Instant),
 }
 
+impl CacheSlot {
+    /// Whether this marks a logout recent enough that a late copy of the session could
+    /// still arrive.
+    fn is_recent_logout(&self) -> bool {
+        matches!(self, CacheSlot::LoggedOut(at) if at.elapsed() < SESSION_CACHE_TTL)
+    }
+}
+
 #[derive(Debug)]
 struct CachedSession {
     user: User,
@@ -231,7 +239,7 @@ impl SessionCache {
             {
                 return Some(entry.user.clone());
             }
-            CacheSlot::LoggedOut(at) if at.elapsed() < SESSION_CACHE_TTL => return None,
+            slot if slot.is_recent_logout() => return None,
             _ => {}
         }
         entries.remove(token_hash);
@@ -240,10 +248,11 @@ impl SessionCache {
 
     fn insert(&self, token_hash: Vec<u8>, session: crate::store::Session) {
         let mut entries = self.entries();
-        if let Some(CacheSlot::LoggedOut(at)) = entries.get(&token_hash) {
-            if at.elapsed() < SESSION_CACHE_TTL {
-                return;
-            }
+        if entries
+            .get(&token_hash)
+            .is_some_and(CacheSlot::is_recent_logout)
+        {
+            return;
         }
         if entries.len() >= SESSION_CACHE_CAPACITY {
             entries.clear();
@@ -293,10 +302,10 @@ impl SessionCache {
         };
         // A logout between the socket's sign-in and this subscription raised no signal it
         // could see, but it left its mark in `entries` first.
-        let marked = matches!(
-            self.entries().get(&signal.token_hash),
-            Some(CacheSlot::LoggedOut(at)) if at.elapsed() < SESSION_CACHE_TTL
-        );
+        let marked = self
+            .entries()
+            .get(&signal.token_hash)
+            .is_some_and(CacheSlot::is_recent_logout);
         if marked {
             signal.unsubscribe();
         }
