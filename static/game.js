@@ -18,7 +18,6 @@ const state = {
   retry: 0,
   flipped: null,
   needSnapshot: false,
-  closing: false,
   claimAt: {}, // colour -> performance.now() from when a claim against that absent seat is allowed
   claimTimer: null,
 };
