@@ -451,6 +451,8 @@ async fn logging_out_closes_the_sockets_of_that_session_only() {
         panic!("the two sessions should have opened both sockets, the visitor only the game's");
     };
 
+    // What a second tab of the laptop still sends: the cookie from before the logout.
+    let stale_tab = laptop.clone();
     let logout = laptop
         .post("/api/auth/logout", &Value::Null)
         .await
@@ -472,7 +474,7 @@ async fn logging_out_closes_the_sockets_of_that_session_only() {
             .unwrap_or_else(|e| panic!("{e}"));
     }
     // A socket opened with the logged-out cookie is only a visitor's.
-    let mut late = laptop
+    let mut late = stale_tab
         .connect_game(&game_id, None)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
