@@ -3,7 +3,7 @@
 //! WebSocket through tokio-tungstenite; the lobby socket and command endpoint. The load tool
 //! and the integration tests use it to talk to a running server exactly as a browser would.
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde_json::Value;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -169,7 +169,18 @@ impl Client {
         since: Option<u64>,
     ) -> Result<GameSocket, ClientError> {
         let query = since.map(|v| format!("?v={v}")).unwrap_or_default();
-        let url = format!("ws://{}/ws/game/{game_id}{query}", self.addr);
+        self.connect_playing(&format!("/ws/game/{game_id}{query}"))
+            .await
+    }
+
+    /// Opens the multiplexed socket (`/ws/games`), which carries any game it is told to watch.
+    pub async fn connect_games(&self) -> Result<GameSocket, ClientError> {
+        self.connect_playing("/ws/games").await
+    }
+
+    /// Opens a socket that plays games, with the session cookie if there is one.
+    async fn connect_playing(&self, path: &str) -> Result<GameSocket, ClientError> {
+        let url = format!("ws://{}{path}", self.addr);
         let mut request = url.into_client_request().map_err(err)?;
         if let Some(cookie) = &self.cookie {
             request
@@ -401,6 +412,31 @@ impl GameSocket {
     /// Sends raw text (for tests of malformed input).
     pub async fn send_text(&mut self, text: String) -> Result<(), ClientError> {
         self.ws.send(Message::text(text)).await.map_err(err)
+    }
+
+    /// Queues raw text to go out with the next [`GameSocket::flush`] (or once the write
+    /// buffer fills): several messages then share one write.
+    pub async fn feed_text(&mut self, text: String) -> Result<(), ClientError> {
+        self.ws.feed(Message::text(text)).await.map_err(err)
+    }
+
+    /// Writes what [`GameSocket::feed_text`] queued.
+    pub async fn flush(&mut self) -> Result<(), ClientError> {
+        self.ws.flush().await.map_err(err)
+    }
+
+    /// The next text frame if one has already arrived (None if none has), without waiting.
+    pub fn try_next_frame(&mut self) -> Option<Result<Utf8Bytes, ClientError>> {
+        loop {
+            match self.ws.next().now_or_never()? {
+                Some(Ok(Message::Text(text))) => return Some(Ok(text)),
+                Some(Ok(Message::Close(_))) | None => {
+                    return Some(Err(ClientError("socket closed".into())))
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Some(Err(err(e))),
+            }
+        }
     }
 
     /// The next text frame as it came, or an error after `wait` without one or when the socket

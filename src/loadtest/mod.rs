@@ -37,6 +37,10 @@ pub struct LoadOptions {
     pub variant: String,
     /// Extra spectator connections to open and hold.
     pub idle: usize,
+    /// Games each player's socket carries: 1 opens one `/ws/game/{id}` socket per player and
+    /// game; more pairs the players up, each with one multiplexed `/ws/games` socket
+    /// carrying this many games against the same opponent (a bot's way of playing).
+    pub games_per_socket: usize,
 }
 
 impl Default for LoadOptions {
@@ -48,6 +52,7 @@ impl Default for LoadOptions {
             rate: None,
             variant: "chad".into(),
             idle: 0,
+            games_per_socket: 1,
         }
     }
 }
@@ -127,13 +132,22 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
             "--rate" => options.rate = Some(number(value)?.max(0.1)),
             "--variant" => options.variant = value.clone(),
             "--idle" => options.idle = number(value)?.max(0.0) as usize,
+            "--games-per-socket" => {
+                options.games_per_socket = number(value)?.clamp(1.0, MAX_GAMES_PER_SOCKET) as usize
+            }
             other => return Err(format!("unknown option {other}")),
         }
+    }
+    if options.games_per_socket > 1 && options.rate.is_some() {
+        return Err("--rate paces one game per socket; leave out --games-per-socket".into());
     }
     Ok(options)
 }
 
-pub const USAGE: &str = "usage: oddboard loadtest [--addr HOST:PORT] [--games N] [--seconds S] [--rate MOVES_PER_S] [--variant ID] [--idle CONNECTIONS]";
+/// The most games the server lets one multiplexed socket watch.
+const MAX_GAMES_PER_SOCKET: f64 = 256.0;
+
+pub const USAGE: &str = "usage: oddboard loadtest [--addr HOST:PORT] [--games N] [--seconds S] [--rate MOVES_PER_S] [--variant ID] [--idle CONNECTIONS] [--games-per-socket N]";
 
 struct Shared {
     latencies_us: std::sync::Mutex<Vec<u32>>,
@@ -142,11 +156,24 @@ struct Shared {
     errors: AtomicU64,
 }
 
+impl Shared {
+    /// One move's latency, from its sending to the opponent's receipt.
+    fn record_latency(&self, latency: Duration) {
+        let micros = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
+        self.latencies_us
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(micros);
+    }
+}
+
 /// The parts of a server message the load tool reads, borrowed from the frame
 /// ([`scan::Reader`] steps over the rest: pieces, boards, clocks).
 #[derive(Default)]
 struct Incoming<'a> {
     t: &'a str,
+    /// The game a multiplexed socket's message is about.
+    gid: Option<&'a str>,
     /// The code of an error message.
     code: Option<&'a str>,
     kind: Option<&'a str>,
@@ -177,6 +204,7 @@ impl<'a> Incoming<'a> {
         reader.object(|r, key| {
             match key {
                 "t" => message.t = r.string()?,
+                "gid" => message.gid = nullable(r, scan::Reader::string)?,
                 "code" => message.code = nullable(r, scan::Reader::string)?,
                 "kind" => message.kind = nullable(r, scan::Reader::string)?,
                 "ply" => message.ply = nullable(r, scan::Reader::u64)?,
@@ -275,9 +303,8 @@ impl<'a> GamePart<'a> {
     }
 }
 
-/// The rules state one player tracks from the server's events.
-struct Side {
-    socket: GameSocket,
+/// The rules state one player tracks from the server's messages about one game.
+struct View {
     /// `white` or `black`.
     color: &'static str,
     ply: u64,
@@ -289,18 +316,21 @@ struct Side {
     legal_text: String,
     turn: String,
     over: bool,
+    /// Whether a snapshot or a game's start has been read (a multiplexed game is played only
+    /// once both players' views are).
+    synced: bool,
 }
 
-impl Side {
-    fn new(socket: GameSocket, color: &'static str) -> Side {
-        Side {
-            socket,
+impl View {
+    fn new(color: &'static str) -> View {
+        View {
             color,
             ply: 0,
             legal: Vec::new(),
             legal_text: String::new(),
             turn: String::new(),
             over: false,
+            synced: false,
         }
     }
 
@@ -312,6 +342,7 @@ impl Side {
         match message.t {
             "snapshot" => {
                 if let Some(game) = message.game {
+                    self.synced = true;
                     self.ply = game.moves;
                     self.over = game.outcome;
                     self.absorb_rules(game.rules);
@@ -322,6 +353,7 @@ impl Side {
                     if let Some(ply) = message.ply {
                         self.ply = ply;
                     }
+                    self.synced = true;
                     if let Some(rules) = message.rules.or(message.update) {
                         self.absorb_rules(rules);
                     }
@@ -364,36 +396,71 @@ impl Side {
             .unwrap_or_default()
     }
 
+    /// Whether this side is to move with something to play.
+    fn can_move(&self) -> bool {
+        !self.over && !self.legal.is_empty()
+    }
+
+    /// Handles an error message about this game: the ones a player can meet in a game it
+    /// plays correctly are absorbed, any other is returned as an error.
+    fn absorb_error(&mut self, message: &Incoming<'_>, frame: &str) -> Result<(), ClientError> {
+        match message.code {
+            // The server plays forced actions itself (a Do-Or-Die Chazz pass): the same
+            // action sent for that ply is refused as a duplicate, and the ply's event
+            // arrives as usual.
+            Some("duplicate_action") => Ok(()),
+            // Likewise when that forced action ended the game.
+            Some("game_over") => {
+                self.over = true;
+                Ok(())
+            }
+            _ => Err(ClientError(format!("server refused: {frame}"))),
+        }
+    }
+
+    /// The frame of the action to play next: the `pick`th legal action (modulo their number),
+    /// for the next ply, with `game` (a game's id) if the socket carries many games.
+    fn act_frame(&self, pick: usize, game: Option<&str>) -> String {
+        let action = self.legal_action(pick % self.legal.len().max(1));
+        let ply = self.ply + 1;
+        match game {
+            None => format!("{{\"t\":\"act\",\"ply\":{ply},\"action\":{action}}}"),
+            Some(gid) => format!(
+                "{{\"t\":\"game\",\"gid\":\"{gid}\",\"msg\":{{\"t\":\"act\",\"ply\":{ply},\"action\":{action}}}}}"
+            ),
+        }
+    }
+}
+
+/// One player's socket to one game, and what it knows of the game.
+struct Side {
+    socket: GameSocket,
+    view: View,
+}
+
+impl Side {
     /// Reads until the game passes `ply` or ends; returns the error code if one came first.
     async fn read_past(&mut self, ply: u64) -> Result<(), ClientError> {
-        while self.ply <= ply && !self.over {
+        while self.view.ply <= ply && !self.view.over {
             let frame = self.socket.next_frame(Duration::from_secs(30)).await?;
             let message = Incoming::parse(&frame)?;
             if message.t == "error" {
-                // The server plays forced actions itself (a Do-Or-Die Chazz pass): the same
-                // action sent for that ply is refused as a duplicate, and the ply's event
-                // arrives as usual.
-                if message.code == Some("duplicate_action") {
-                    continue;
-                }
-                // Likewise when that forced action ended the game.
-                if message.code == Some("game_over") {
-                    self.over = true;
-                    continue;
-                }
-                return Err(ClientError(format!("server refused: {}", frame.as_str())));
+                self.view.absorb_error(&message, &frame)?;
+                continue;
             }
-            self.absorb(message);
+            self.view.absorb(message);
         }
         Ok(())
     }
 }
 
-async fn new_game(
+/// Creates a game without a clock with `white` as White and has `black` accept it; returns
+/// its id.
+async fn create_game(
     white: &mut Client,
     black: &mut Client,
     variant: &str,
-) -> Result<(Side, Side), ClientError> {
+) -> Result<String, ClientError> {
     let created = white
         .post(
             "/api/games",
@@ -409,11 +476,23 @@ async fn new_game(
         .post(&format!("/api/games/{game_id}/accept"), &Value::Null)
         .await?;
     expect_ok(&accepted)?;
+    Ok(game_id)
+}
+
+async fn new_game(
+    white: &mut Client,
+    black: &mut Client,
+    variant: &str,
+) -> Result<(Side, Side), ClientError> {
+    let game_id = create_game(white, black, variant).await?;
     let mut sides = Vec::new();
     for (client, color) in [(&*white, "white"), (&*black, "black")] {
-        let mut side = Side::new(client.connect_game(&game_id, None).await?, color);
+        let mut side = Side {
+            socket: client.connect_game(&game_id, None).await?,
+            view: View::new(color),
+        };
         let first = side.socket.next_frame(Duration::from_secs(30)).await?;
-        side.absorb(Incoming::parse(&first)?);
+        side.view.absorb(Incoming::parse(&first)?);
         sides.push(side);
     }
     let black_side = sides.pop().ok_or_else(|| ClientError("no socket".into()))?;
@@ -471,12 +550,12 @@ async fn drive_game(
             if Instant::now() >= deadline {
                 return Ok(());
             }
-            let (mover, opponent) = if w.to_move() {
+            let (mover, opponent) = if w.view.to_move() {
                 (&mut w, &mut b)
             } else {
                 (&mut b, &mut w)
             };
-            if mover.over || mover.legal.is_empty() {
+            if !mover.view.can_move() {
                 shared.finished.fetch_add(1, Ordering::Relaxed);
                 break;
             }
@@ -484,30 +563,229 @@ async fn drive_game(
                 tokio::time::sleep_until(next_move.into()).await;
                 next_move += interval;
             }
-            let ply = mover.ply;
-            // A per-game pseudo-random choice: a fixed rotation would repeat positions and
-            // end games early by repetition.
-            rng = rng
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let index = ((rng >> 33) as usize) % mover.legal.len().max(1);
-            let action = mover.legal_action(index);
-            let frame = format!("{{\"t\":\"act\",\"ply\":{},\"action\":{action}}}", ply + 1);
+            let ply = mover.view.ply;
+            let frame = mover.view.act_frame(next_pick(&mut rng), None);
             let sent = Instant::now();
             mover.socket.send_text(frame).await?;
             opponent.read_past(ply).await?;
             let latency = sent.elapsed();
             mover.read_past(ply).await?;
             shared.moves.fetch_add(1, Ordering::Relaxed);
-            let micros = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
-            shared
-                .latencies_us
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(micros);
+            shared.record_latency(latency);
         }
     }
     Ok(())
+}
+
+/// An action sent in a multiplexed game and not yet seen by both players.
+struct InFlight {
+    ply: u64,
+    by_white: bool,
+    sent: Instant,
+    /// Whether the opponent has received it (its latency is taken then).
+    delivered: bool,
+}
+
+/// One game of a multiplexed pair: both players' views and the action in flight.
+struct MuxGame {
+    white: View,
+    black: View,
+    in_flight: Option<InFlight>,
+}
+
+/// Two players, each with one multiplexed socket, playing several games against each other
+/// (White in all of them is the first).
+struct MuxPair {
+    white: Client,
+    black: Client,
+    white_socket: GameSocket,
+    black_socket: GameSocket,
+    games: std::collections::HashMap<String, MuxGame>,
+}
+
+impl MuxPair {
+    /// Signs in both players, opens their sockets and starts `games` games, each watched by
+    /// both and read up to its snapshot.
+    async fn set_up(options: &LoadOptions, games: usize) -> Result<MuxPair, ClientError> {
+        let mut white = Client::new(options.addr.clone());
+        let mut black = Client::new(options.addr.clone());
+        white.guest().await?;
+        black.guest().await?;
+        let mut pair = MuxPair {
+            white_socket: white.connect_games().await?,
+            black_socket: black.connect_games().await?,
+            white,
+            black,
+            games: std::collections::HashMap::new(),
+        };
+        for _ in 0..games {
+            pair.add_game(&options.variant).await?;
+        }
+        pair.white_socket.flush().await?;
+        pair.black_socket.flush().await?;
+        let unsynced = |pair: &MuxPair| {
+            pair.games
+                .values()
+                .any(|game| !game.white.synced || !game.black.synced)
+        };
+        while unsynced(&pair) {
+            pair.read(None).await?;
+        }
+        Ok(pair)
+    }
+
+    /// Starts a new game between the pair and has both sockets watch it (the watch frames
+    /// go out with the next flush).
+    async fn add_game(&mut self, variant: &str) -> Result<(), ClientError> {
+        let gid = create_game(&mut self.white, &mut self.black, variant).await?;
+        let watch = format!("{{\"t\":\"watch\",\"gid\":\"{gid}\"}}");
+        self.white_socket.feed_text(watch.clone()).await?;
+        self.black_socket.feed_text(watch).await?;
+        let game = MuxGame {
+            white: View::new("white"),
+            black: View::new("black"),
+            in_flight: None,
+        };
+        self.games.insert(gid, game);
+        Ok(())
+    }
+
+    /// Stops watching an ended game on both sockets.
+    async fn drop_game(&mut self, gid: &str) -> Result<(), ClientError> {
+        self.games.remove(gid);
+        let unwatch = format!("{{\"t\":\"unwatch\",\"gid\":\"{gid}\"}}");
+        self.white_socket.feed_text(unwatch.clone()).await?;
+        self.black_socket.feed_text(unwatch).await
+    }
+
+    /// Waits for a frame on either socket, then takes every frame that has already come.
+    async fn read(&mut self, shared: Option<&Shared>) -> Result<(), ClientError> {
+        let wait = Duration::from_secs(30);
+        let (frame, from_white) = tokio::select! {
+            frame = self.white_socket.next_frame(wait) => (frame?, true),
+            frame = self.black_socket.next_frame(wait) => (frame?, false),
+        };
+        self.absorb(&frame, from_white, shared)?;
+        while let Some(frame) = self.white_socket.try_next_frame() {
+            self.absorb(&frame?, true, shared)?;
+        }
+        while let Some(frame) = self.black_socket.try_next_frame() {
+            self.absorb(&frame?, false, shared)?;
+        }
+        Ok(())
+    }
+
+    /// Applies one frame to its game's view of the player whose socket it came on, and
+    /// counts the action in flight once both players have seen it.
+    fn absorb(
+        &mut self,
+        frame: &str,
+        from_white: bool,
+        shared: Option<&Shared>,
+    ) -> Result<(), ClientError> {
+        let message = Incoming::parse(frame)?;
+        let Some(gid) = message.gid else {
+            if message.t == "error" {
+                return Err(ClientError(format!("server refused: {frame}")));
+            }
+            return Ok(());
+        };
+        // A game just unwatched may still have messages on the way.
+        let Some(game) = self.games.get_mut(gid) else {
+            return Ok(());
+        };
+        let view = if from_white {
+            &mut game.white
+        } else {
+            &mut game.black
+        };
+        match message.t {
+            "error" => view.absorb_error(&message, frame)?,
+            "unwatched" => view.over = true,
+            _ => view.absorb(message),
+        }
+        let Some(flight) = &mut game.in_flight else {
+            return Ok(());
+        };
+        let ply = flight.ply;
+        let seen = |view: &View| view.ply > ply || view.over;
+        let (mover, opponent) = if flight.by_white {
+            (&game.white, &game.black)
+        } else {
+            (&game.black, &game.white)
+        };
+        if !flight.delivered && seen(opponent) {
+            flight.delivered = true;
+            if let Some(shared) = shared {
+                shared.record_latency(flight.sent.elapsed());
+            }
+        }
+        if flight.delivered && seen(mover) {
+            game.in_flight = None;
+            if let Some(shared) = shared {
+                shared.moves.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plays a pair's games until the deadline: sends the next action of every game whose last
+/// one both players have seen (in one write per socket), reads what comes back, and replaces
+/// each game that ends with a new one.
+async fn drive_pair(
+    options: Arc<LoadOptions>,
+    shared: Arc<Shared>,
+    mut pair: MuxPair,
+    deadline: Instant,
+    index: usize,
+) -> Result<(), ClientError> {
+    let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
+    let mut ended = Vec::new();
+    while Instant::now() < deadline {
+        for (gid, game) in &mut pair.games {
+            if game.in_flight.is_some() || !game.white.synced || !game.black.synced {
+                continue;
+            }
+            let by_white = game.white.to_move();
+            let (mover, socket) = if by_white {
+                (&game.white, &mut pair.white_socket)
+            } else {
+                (&game.black, &mut pair.black_socket)
+            };
+            if !mover.can_move() {
+                ended.push(gid.clone());
+                continue;
+            }
+            let frame = mover.act_frame(next_pick(&mut rng), Some(gid));
+            let ply = mover.ply;
+            socket.feed_text(frame).await?;
+            game.in_flight = Some(InFlight {
+                ply,
+                by_white,
+                sent: Instant::now(),
+                delivered: false,
+            });
+        }
+        for gid in ended.drain(..) {
+            shared.finished.fetch_add(1, Ordering::Relaxed);
+            pair.drop_game(&gid).await?;
+            pair.add_game(&options.variant).await?;
+        }
+        pair.white_socket.flush().await?;
+        pair.black_socket.flush().await?;
+        pair.read(Some(&shared)).await?;
+    }
+    Ok(())
+}
+
+/// A per-game pseudo-random choice of action: a fixed rotation would repeat positions and
+/// end games early by repetition.
+fn next_pick(rng: &mut u64) -> usize {
+    *rng = rng
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    (*rng >> 33) as usize
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -615,36 +893,30 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
 
     // Every slot's players and first game are ready before the measured run starts.
     let setup_started = Instant::now();
-    let mut setups = Vec::new();
-    for _ in 0..options.games {
-        let options = options.clone();
-        setups.push(tokio::spawn(async move { set_up(&options).await }));
-    }
-    let mut slots = Vec::new();
-    for (index, setup) in setups.into_iter().enumerate() {
-        match setup.await {
-            Ok(Ok(slot)) => slots.push((index, slot)),
-            Ok(Err(e)) => {
-                shared.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("game {index}: set-up: {e}");
-            }
-            Err(e) => {
-                shared.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("game {index}: set-up task: {e}");
-            }
-        }
-    }
+    let drivers = if options.games_per_socket > 1 {
+        set_up_pairs(&options, &shared).await
+    } else {
+        set_up_slots(&options, &shared).await
+    };
     let setup_seconds = setup_started.elapsed().as_secs_f64();
     let histogram_before = server_histogram(&mut probe).await;
 
     let started = Instant::now();
     let deadline = started + options.duration;
     let mut tasks = Vec::new();
-    for (index, slot) in slots {
+    for (index, driver) in drivers {
         let options = options.clone();
         let shared = shared.clone();
         tasks.push(tokio::spawn(async move {
-            if let Err(e) = drive_game(options, shared.clone(), slot, deadline, index).await {
+            let played = match driver {
+                Driver::Slot(slot) => {
+                    drive_game(options, shared.clone(), slot, deadline, index).await
+                }
+                Driver::Pair(pair) => {
+                    drive_pair(options, shared.clone(), pair, deadline, index).await
+                }
+            };
+            if let Err(e) = played {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
                 eprintln!("game {index}: {e}");
             }
@@ -694,6 +966,60 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         socket.close().await;
     }
     Ok(report)
+}
+
+/// What plays during the run: one game at a time on sockets of its own, or a multiplexed
+/// pair's games.
+enum Driver {
+    Slot(Slot),
+    Pair(MuxPair),
+}
+
+/// Sets up one slot per game, numbered; a slot that fails is counted as an error.
+async fn set_up_slots(options: &Arc<LoadOptions>, shared: &Shared) -> Vec<(usize, Driver)> {
+    let mut setups = Vec::new();
+    for _ in 0..options.games {
+        let options = options.clone();
+        setups.push(tokio::spawn(async move { set_up(&options).await }));
+    }
+    collect_setups(setups, shared, Driver::Slot).await
+}
+
+/// Sets up the multiplexed pairs: `games_per_socket` games each, the last one the rest.
+async fn set_up_pairs(options: &Arc<LoadOptions>, shared: &Shared) -> Vec<(usize, Driver)> {
+    let mut setups = Vec::new();
+    let mut left = options.games;
+    while left > 0 {
+        let games = left.min(options.games_per_socket);
+        left -= games;
+        let options = options.clone();
+        setups.push(tokio::spawn(async move {
+            MuxPair::set_up(&options, games).await
+        }));
+    }
+    collect_setups(setups, shared, Driver::Pair).await
+}
+
+async fn collect_setups<T>(
+    setups: Vec<tokio::task::JoinHandle<Result<T, ClientError>>>,
+    shared: &Shared,
+    driver: impl Fn(T) -> Driver,
+) -> Vec<(usize, Driver)> {
+    let mut ready = Vec::new();
+    for (index, setup) in setups.into_iter().enumerate() {
+        match setup.await {
+            Ok(Ok(set_up)) => ready.push((index, driver(set_up))),
+            Ok(Err(e)) => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("game {index}: set-up: {e}");
+            }
+            Err(e) => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("game {index}: set-up task: {e}");
+            }
+        }
+    }
+    ready
 }
 
 /// The server's move-latency histogram now; empty if `/metrics` cannot be read.

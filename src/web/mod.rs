@@ -1,5 +1,5 @@
 //! HTTP and WebSocket transport (the only layer that knows axum): routes, auth, JSON API,
-//! the game socket, the lobby (socket, commands, ratings), health and metrics. Handlers are thin: they validate input, call the
+//! the game sockets (one game each, or many on one: `mux`), the lobby (socket, commands, ratings), health and metrics. Handlers are thin: they validate input, call the
 //! game layer or the store, and map errors to [`error::ApiError`].
 
 pub mod api;
@@ -7,6 +7,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod lobby;
+pub mod mux;
 pub mod pages;
 pub mod protocol;
 pub mod ws;
@@ -125,6 +126,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/ws/game/{id}", get(ws::game_socket))
+        .route("/ws/games", get(mux::games_socket))
         .merge(auth::router())
         .merge(api::router())
         .merge(pages::router())

@@ -55,17 +55,42 @@ pub async fn game_socket(
         return super::error::ApiError::NotFound("game_not_found").into_response();
     };
     let viewer = user.map(|u| u.user_id);
+    open_socket(
+        state,
+        upgrade,
+        viewer,
+        &headers,
+        move |socket, state, logout| async move {
+            handle.presence(viewer, true).await;
+            if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v, logout).await {
+                tracing::debug!(cause = %e, "game socket closed");
+            }
+            handle.presence(viewer, false).await;
+        },
+    )
+}
+
+/// Upgrades to a socket that plays or follows games (`/ws/game/{id}`, `/ws/games`): it
+/// counts among the open connections while `serve` runs, and the server waits for it at
+/// shutdown. `serve` gets the signal of a signed-in viewer's logout, which must close it.
+pub(super) fn open_socket<Serve, Served>(
+    state: AppState,
+    upgrade: WebSocketUpgrade,
+    viewer: Option<Uuid>,
+    headers: &HeaderMap,
+    serve: Serve,
+) -> Response
+where
+    Serve: FnOnce(WebSocket, AppState, Option<LogoutSignal>) -> Served + Send + 'static,
+    Served: std::future::Future<Output = ()> + Send,
+{
     // Only a signed-in viewer's socket closes at its session's logout.
-    let logout = viewer.and_then(|_| socket_logout_signal(&state, &headers));
+    let logout = viewer.and_then(|_| socket_logout_signal(&state, headers));
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
         let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
         metrics.connections.fetch_add(1, Ordering::Relaxed);
-        handle.presence(viewer, true).await;
-        if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v, logout).await {
-            tracing::debug!(cause = %e, "game socket closed");
-        }
-        handle.presence(viewer, false).await;
+        serve(socket, state, logout).await;
         metrics.connections.fetch_sub(1, Ordering::Relaxed);
     })
 }
@@ -79,7 +104,7 @@ pub(super) fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade 
         .write_buffer_size(SOCKET_WRITE_BUFFER)
 }
 
-async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error> {
+pub(super) async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error> {
     socket.send(Message::Text(Utf8Bytes::from(text))).await
 }
 
@@ -163,13 +188,27 @@ async fn serve_socket(
 /// Handles one text frame; returns the message to send back to this socket, if any.
 async fn handle_frame(text: &str, handle: &GameHandle, viewer: Option<Uuid>) -> Option<String> {
     if text.len() > MAX_CLIENT_MESSAGE {
-        let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
-        return Some(ErrorMsg::new("frame_too_large", &message).to_json());
+        return Some(frame_too_large());
     }
-    let message = match parse_client_msg(text) {
-        Ok(message) => message,
-        Err((code, message)) => return Some(ErrorMsg::new(code, &message).to_json()),
-    };
+    match parse_client_msg(text) {
+        Ok(message) => answer(message, handle, viewer).await,
+        Err((code, message)) => Some(ErrorMsg::new(code, &message).to_json()),
+    }
+}
+
+/// The error for a client frame over [`MAX_CLIENT_MESSAGE`].
+pub(super) fn frame_too_large() -> String {
+    let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
+    ErrorMsg::new("frame_too_large", &message).to_json()
+}
+
+/// Carries out one game message for `viewer`; returns the message to send back, if any (an
+/// action's answer is its event, which arrives with every other viewer's).
+pub(super) async fn answer(
+    message: ClientMsg,
+    handle: &GameHandle,
+    viewer: Option<Uuid>,
+) -> Option<String> {
     let request = match message {
         ClientMsg::Ping => return Some("{\"t\":\"pong\"}".to_string()),
         ClientMsg::Sync { v } => {
@@ -214,7 +253,7 @@ fn not_a_player() -> String {
     ErrorMsg::new("not_a_player", "you are not playing in this game").to_json()
 }
 
-fn error_json(error: &GameError) -> String {
+pub(super) fn error_json(error: &GameError) -> String {
     if let GameError::Store(cause) = error {
         tracing::error!(cause = %cause, "storing an action failed");
     }

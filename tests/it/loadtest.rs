@@ -1,7 +1,8 @@
 //! The load tool against a real server: it sets its games up, plays them through the real
 //! WebSocket API (Do-Or-Die Chazz, whose forced passes the server plays itself, so the tool's
 //! echo of one is refused as a duplicate and must not count as an error), replaces the games
-//! that end, and reads the server's figures. Speeds are measured by running the tool, not here.
+//! that end, and reads the server's figures, with one socket per game or many games on a
+//! multiplexed socket. Speeds are measured by running the tool, not here.
 
 use crate::server::{fast_settings, TestServer};
 use oddboard::loadtest::{run, LoadOptions};
@@ -17,6 +18,7 @@ async fn the_load_tool_plays_games_and_reports() {
         rate: None,
         variant: "chazz".into(),
         idle: 3,
+        games_per_socket: 1,
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"));
@@ -39,5 +41,30 @@ async fn the_load_tool_plays_games_and_reports() {
     assert!(server_p50.is_some_and(|p50| p50 > 0.0), "{report}");
     assert!(server_p50 <= server_p99, "{report}");
     assert!(server_p99 <= report.server_p999_ms_at_most, "{report}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_tool_plays_many_games_over_each_multiplexed_socket() {
+    let server = TestServer::start(fast_settings()).await;
+    let report = run(LoadOptions {
+        addr: server.addr.clone(),
+        games: 7,
+        duration: Duration::from_secs(3),
+        variant: "chazz".into(),
+        games_per_socket: 3,
+        ..LoadOptions::default()
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.moves > 0, "{report}");
+    assert!(report.games_finished > 0, "{report}");
+    assert!(
+        report.p50_ms > 0.0 && report.p50_ms <= report.p99_ms,
+        "{report}"
+    );
+    // Three pairs (3, 3 and 1 games), one socket per player: six sockets for seven games.
+    assert_eq!(report.connections_held, 6, "{report}");
     server.stop().await;
 }

@@ -7,6 +7,7 @@ mod browser;
 mod crash;
 mod loadtest;
 mod lobby;
+mod mux;
 mod server;
 mod store;
 mod web;

@@ -226,9 +226,9 @@ impl Player {
     }
 }
 
-/// What one connection knows about a game, kept up to date from the messages it reads.
-pub struct Watcher {
-    pub socket: GameSocket,
+/// What a client knows about a game, kept up to date from the messages it reads.
+#[derive(Default)]
+pub struct GameState {
     pub version: Option<u64>,
     pub ply: u64,
     pub legal: Vec<String>,
@@ -241,23 +241,7 @@ pub struct Watcher {
     pub events: Vec<Value>,
 }
 
-impl Watcher {
-    pub fn new(socket: GameSocket) -> Watcher {
-        Watcher {
-            socket,
-            version: None,
-            ply: 0,
-            legal: Vec::new(),
-            turn: String::new(),
-            you: None,
-            status: String::new(),
-            outcome: None,
-            moves: Vec::new(),
-            errors: Vec::new(),
-            events: Vec::new(),
-        }
-    }
-
+impl GameState {
     fn absorb_rules(&mut self, rules: &Value) {
         self.legal = rules["legal_actions"]
             .as_array()
@@ -339,6 +323,42 @@ impl Watcher {
         }
     }
 
+    pub fn is_my_turn(&self) -> bool {
+        self.you.as_deref() == Some(self.turn.as_str())
+            && !self.legal.is_empty()
+            && self.outcome.is_none()
+    }
+}
+
+/// One connection to one game (`/ws/game/{id}`) and what it knows of the game, which its
+/// fields are read through (`watcher.ply`).
+pub struct Watcher {
+    pub socket: GameSocket,
+    pub game: GameState,
+}
+
+impl std::ops::Deref for Watcher {
+    type Target = GameState;
+
+    fn deref(&self) -> &GameState {
+        &self.game
+    }
+}
+
+impl std::ops::DerefMut for Watcher {
+    fn deref_mut(&mut self) -> &mut GameState {
+        &mut self.game
+    }
+}
+
+impl Watcher {
+    pub fn new(socket: GameSocket) -> Watcher {
+        Watcher {
+            socket,
+            game: GameState::default(),
+        }
+    }
+
     /// Reads messages until `done` holds.
     pub async fn read_until(&mut self, mut done: impl FnMut(&Watcher) -> bool) {
         while !done(self) {
@@ -385,12 +405,6 @@ impl Watcher {
         self.read_until(|w| w.errors.len() > before).await;
         let got = self.errors.last().cloned().unwrap_or_default();
         assert_eq!(got["code"], code, "expected error {code}, got {got}");
-    }
-
-    pub fn is_my_turn(&self) -> bool {
-        self.you.as_deref() == Some(self.turn.as_str())
-            && !self.legal.is_empty()
-            && self.outcome.is_none()
     }
 }
 
