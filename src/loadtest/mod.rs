@@ -13,6 +13,11 @@
 //! players, inside the measured run. `--idle N` also opens N spectator sockets and holds them
 //! for the whole run.
 //!
+//! With `--games-per-socket K` (K > 1) the players are paired instead, each player with one
+//! multiplexed socket (`/ws/games`) carrying K games against the same opponent, as a bot
+//! plays: one task per pair sends the next action of every game whose last one both players
+//! have seen, in one write per socket, then reads whatever has come.
+//!
 //! Beside its own latencies the tool reads the server's (`oddboard_move_latency_seconds`, from
 //! receipt to broadcast, commit included) before and after the run, and reports the bucket
 //! holding each percentile of the moves in between: the rest of a tail is the delivery and the
