@@ -1,12 +1,13 @@
 //! Fuzzes what players type and send outside a game's moves: console command lines (`seek 5 0
 //! suicide`, `match alice 3 2 chad`, `set formula …`), FICS-style formulas with their `f1`–`f9`
-//! helpers, evaluated against a proposed game, and the JSON messages of the game and lobby
-//! sockets. Nothing may panic and every evaluation must end.
+//! helpers, evaluated against a proposed game, and the JSON messages of the game sockets (one
+//! game's and the multiplexed one) and the lobby socket. Nothing may panic and every evaluation
+//! must end.
 //!
 //! Input layout: bytes separated by 0xFF. Part 0 is the challenge's numbers (time, increment,
 //! ratings: little-endian i64s, missing bytes count as 0); part 1 is the formula; parts 2 to
-//! 10 are f1 to f9. Every part is also tried as a console line and as a game and a lobby
-//! socket message.
+//! 10 are f1 to f9. Every part is also tried as a console line and as a game, a multiplexed
+//! and a lobby socket message.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -14,7 +15,7 @@ use oddboard::game::formula::{ChallengeContext, FormulaSet};
 use oddboard::game::lobby::command::parse_line;
 use oddboard::rules::{Color, Variant};
 use oddboard::web::lobby::parse_lobby_msg;
-use oddboard::web::protocol::parse_client_msg;
+use oddboard::web::protocol::{parse_client_msg, parse_mux_msg};
 
 fuzz_target!(|data: &[u8]| {
     let parts: Vec<String> = data
@@ -24,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
     for part in &parts {
         let _ = parse_line(part);
         let _ = parse_client_msg(part);
+        let _ = parse_mux_msg(part);
         if let Ok(value) = serde_json::from_str(part) {
             let _ = parse_lobby_msg(value);
         }
