@@ -101,6 +101,7 @@ fn action_events(start: &AnyGame, moves: &[String]) -> Vec<GameEvent> {
             machine: played.machine,
             human: played.human,
             by,
+            forced: false,
             clock: Some(ClockView {
                 white_ms: 180_000 - u64::from(ply) * 997,
                 black_ms: 180_000 - u64::from(ply) * 1009,

@@ -176,8 +176,9 @@ function applyEvent(ev) {
       g.rules = applyUpdate(g.rules, ev.update);
       if (ev.clock) { g.clock = ev.clock; state.clockAt = performance.now(); }
       // Moving instead of answering declines the opponent's offer; the mover's own offer
-      // stands (as the server keeps it).
-      if (g.draw_offer && g.draw_offer !== ev.by) g.draw_offer = null;
+      // stands, and so does an offer to a player whose action the rules forced (as the
+      // server keeps them).
+      if (g.draw_offer && g.draw_offer !== ev.by && !ev.forced) g.draw_offer = null;
       render(false);
       break;
     case 'draw_offered': g.draw_offer = ev.by; renderOffers(); break;

@@ -809,7 +809,8 @@ impl GameActor {
             return Err(GameError::NotYourTurn);
         }
         let now = self.now_ms();
-        self.commit_action(color, action, now, received).await?;
+        self.commit_action(color, action, now, received, false)
+            .await?;
         self.play_forced_actions().await;
         Ok(())
     }
@@ -824,7 +825,7 @@ impl GameActor {
             let color = self.game.turn();
             let now = self.now_ms();
             match self
-                .commit_action(color, &action, now, Instant::now())
+                .commit_action(color, &action, now, Instant::now(), true)
                 .await
             {
                 Ok(()) => {}
@@ -842,13 +843,14 @@ impl GameActor {
 
     /// Plays, stores, then adopts and broadcasts one action; changes nothing on error. A
     /// mover whose time ran out loses on time instead ([`GameError::TimeOut`] once that end
-    /// is stored).
+    /// is stored). `forced`: the server plays it because the rules leave `color` no other.
     async fn commit_action(
         &mut self,
         color: Color,
         action: &str,
         now: u64,
         received: Instant,
+        forced: bool,
     ) -> Result<(), GameError> {
         if let Some(clock) = &self.clock {
             if clock.is_running() && clock.is_flagged(color, now) {
@@ -921,8 +923,9 @@ impl GameActor {
             machine: played.machine.clone(),
             human: played.human.clone(),
         });
-        if self.draw_offer == Some(color.other()) {
-            // Moving instead of answering declines the offer, as on lichess.
+        if self.draw_offer == Some(color.other()) && !forced {
+            // Moving instead of answering declines the offer, as on lichess; an action the
+            // rules forced was no answer.
             self.draw_offer = None;
         }
         self.first_move_deadline = None;
@@ -936,6 +939,7 @@ impl GameActor {
             machine: played.machine,
             human: played.human,
             by: color,
+            forced,
             clock: clock_view,
             update: Box::new(update),
         });

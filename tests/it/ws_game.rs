@@ -925,3 +925,62 @@ async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_ti
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_pass_leaves_a_draw_offer_to_the_passer_standing() {
+    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
+    let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
+    // White's pawn steps off the board, Black's steps forward, and White, with only a
+    // hemmed-in king left, must pass (ply 3), which the server plays for White.
+    server
+        .execute(&format!(
+            "update game set start_position = 'p7/8/6k1/7p/P6K w - - 0 1' \
+             where game_id = '{game_id}';"
+        ))
+        .await;
+    let server = server.restart(fast_settings()).await;
+    for player in [&mut alice, &mut bob] {
+        player.client = player.client.clone();
+        player.client.addr = server.addr.clone();
+    }
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    white.act("a1a0").await;
+    black.read_until(|w| w.ply == 1).await;
+    // Black offers a draw, then moves: its own move leaves its offer standing, and so does
+    // the pass White had no choice but to make.
+    black.send(json!({ "t": "draw_offer" })).await;
+    white
+        .read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_offered"))
+        .await;
+    black.act("a5a4").await;
+    white.read_until(|w| w.ply == 3).await;
+    let action = |ply: u64| {
+        white
+            .events
+            .iter()
+            .find(|e| e["kind"] == "action" && e["ply"] == ply)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(action(3)["machine"], "pass");
+    assert_eq!(action(3)["by"], "white");
+    assert_eq!(action(3)["forced"], true, "{}", action(3));
+    assert_eq!(
+        action(2).get("forced"),
+        None,
+        "a chosen move: {}",
+        action(2)
+    );
+    white.send(json!({ "t": "draw_accept" })).await;
+    for watcher in [&mut white, &mut black] {
+        watcher.read_until(|w| w.outcome.is_some()).await;
+    }
+    assert_eq!(
+        white.outcome,
+        Some(json!({ "winner": null, "reason": "agreement" })),
+        "errors: {:?}",
+        white.errors
+    );
+    server.stop().await;
+}

@@ -38,6 +38,10 @@ pub enum GameEvent {
         machine: String,
         human: String,
         by: Color,
+        /// The server played it for `by`, who had no other (a Do-Or-Die Chazz pass); the
+        /// field is left out otherwise.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        forced: bool,
         clock: Option<ClockView>,
         update: Box<SnapshotUpdate>,
     },
@@ -155,9 +159,16 @@ fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
             machine,
             human,
             by,
+            forced,
             clock,
             update,
-        } => write_action(&mut message, *ply, machine, human, *by, clock, update),
+        } => {
+            let mover = Mover {
+                by: *by,
+                forced: *forced,
+            };
+            write_action(&mut message, *ply, machine, human, mover, clock, update);
+        }
         _ => write_with_serde(&mut message, event),
     }
     // Only JSON text was written: always UTF-8.
@@ -190,7 +201,7 @@ fn write_action(
     ply: u32,
     machine: &str,
     human: &str,
-    by: Color,
+    mover: Mover,
     clock: &Option<ClockView>,
     update: &SnapshotUpdate,
 ) {
@@ -198,7 +209,10 @@ fn write_action(
     field(out, b",\"ply\":", &ply);
     field(out, b",\"machine\":", machine);
     field(out, b",\"human\":", human);
-    field(out, b",\"by\":", &by);
+    field(out, b",\"by\":", &mover.by);
+    if mover.forced {
+        out.extend_from_slice(b",\"forced\":true");
+    }
     field(out, b",\"clock\":", clock);
     field(out, b",\"update\":{\"position\":", &update.position);
     field(out, b",\"turn\":", &update.turn);
@@ -220,6 +234,13 @@ fn write_action(
     field(out, b",\"removed\":", &update.removed);
     field(out, b",\"placed\":", &update.placed);
     out.extend_from_slice(b"}}");
+}
+
+/// Who played an action: the side, and whether the server played it for them.
+#[derive(Clone, Copy)]
+struct Mover {
+    by: Color,
+    forced: bool,
 }
 
 /// Test data: the action events of up to `plies` plies of `variant` from its start, playing
@@ -253,6 +274,8 @@ pub(crate) fn sample_action_events(
             machine: played.machine,
             human: played.human,
             by,
+            // Every fifth one, so that the field is written both ways.
+            forced: ply.is_multiple_of(5),
             clock: clock(ply, by),
             update: Box::new(update),
         });
@@ -312,6 +335,7 @@ mod tests {
                 machine: "quote\"d".into(),
                 human: "back\\slash".into(),
                 by: Color::White,
+                forced: false,
                 clock: None,
                 update: Box::new(update),
             };
