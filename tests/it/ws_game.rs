@@ -869,14 +869,13 @@ async fn a_forced_pass_the_database_refuses_is_played_when_it_can_be() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_time() {
+/// A Do-Or-Die Chazz game with `clock`, restarted from a position where White's pawn steps
+/// off the board (`a1a0`), Black's steps forward (`a5a4`), and White, with only a hemmed-in
+/// king left, must pass at ply 3, which the server plays for White. Returns the restarted
+/// server, the game and both players' watchers.
+async fn chazz_game_where_white_must_pass(clock: Value) -> (TestServer, String, Watcher, Watcher) {
     let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
-    // No minutes and a second's increment: each side starts with three seconds.
-    let clock = json!({ "minutes": 0, "increment": 1 });
     let game_id = start_game(&mut alice, &mut bob, "chazz", clock).await;
-    // From this position White's pawn steps off the board, Black's pawn steps forward, and
-    // White, with only a hemmed-in king left, must pass: at ply 3, with the clock running.
     server
         .execute(&format!(
             "update game set start_position = 'p7/8/6k1/7p/P6K w - - 0 1' \
@@ -888,8 +887,17 @@ async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_ti
         player.client = player.client.clone();
         player.client.addr = server.addr.clone();
     }
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
+    let white = alice.watch(&game_id).await;
+    let black = bob.watch(&game_id).await;
+    (server, game_id, white, black)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_time() {
+    // No minutes and a second's increment: each side starts with three seconds; the pass
+    // comes with the clock running.
+    let clock = json!({ "minutes": 0, "increment": 1 });
+    let (server, game_id, mut white, mut black) = chazz_game_where_white_must_pass(clock).await;
     // The database refuses the pass and any end of the game until told otherwise.
     server
         .execute(
@@ -928,23 +936,7 @@ async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_ti
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forced_pass_leaves_a_draw_offer_to_the_passer_standing() {
-    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
-    let game_id = start_game(&mut alice, &mut bob, "chazz", Value::Null).await;
-    // White's pawn steps off the board, Black's steps forward, and White, with only a
-    // hemmed-in king left, must pass (ply 3), which the server plays for White.
-    server
-        .execute(&format!(
-            "update game set start_position = 'p7/8/6k1/7p/P6K w - - 0 1' \
-             where game_id = '{game_id}';"
-        ))
-        .await;
-    let server = server.restart(fast_settings()).await;
-    for player in [&mut alice, &mut bob] {
-        player.client = player.client.clone();
-        player.client.addr = server.addr.clone();
-    }
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
+    let (server, _, mut white, mut black) = chazz_game_where_white_must_pass(Value::Null).await;
     white.act("a1a0").await;
     black.read_until(|w| w.ply == 1).await;
     // Black offers a draw, then moves: its own move leaves its offer standing, and so does
