@@ -9,13 +9,16 @@
 //! the page got from the server), but plays it only through the board, as a person would.
 //! Games end naturally where the variant allows it within the ply budget; otherwise the
 //! side to move resigns with the Resign button (Chad ends by a draw offered and accepted
-//! with the buttons).
+//! with the buttons). In the Suicide game one player leaves the game page for a while: the
+//! other's page offers the claims only once the claim delay has passed.
 
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use oddboard::game::GameSettings;
 use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// How many plies a game is played through the board before it is ended by the buttons.
 const PLY_BUDGET: usize = 160;
@@ -413,6 +416,9 @@ async fn play_variant(
         if ply == 6 {
             a.screenshot(&dir.join(format!("{variant}.png"))).await;
         }
+        if ply == 4 && variant == "suicide" {
+            leave_and_come_back(base, a, b, &dir).await;
+        }
         if ply == 9 && variant == "duel" {
             // B's connection drops with White to move: B's page shows it is reconnecting,
             // White moves meanwhile, and B's page comes back by itself with the missed action
@@ -516,6 +522,53 @@ async fn play_variant(
     format!("{ended}: {}", result.as_str().unwrap_or_default())
 }
 
+/// The claim delay of the browser test's server: long enough to see that A's page waits for
+/// it before offering the claims.
+const CLAIM_DELAY: Duration = Duration::from_secs(2);
+
+/// B leaves its game page for the lobby with both sides moved: A's page learns of it at once,
+/// but offers the claims only once the claim delay has passed; B comes back to the game page
+/// and A's page takes the claims away.
+async fn leave_and_come_back(base: &str, a: &mut Browser, b: &mut Browser, dir: &Path) {
+    let game_path = b.js("return location.pathname", json!([])).await;
+    let game_path = game_path.as_str().unwrap_or_default().to_string();
+    b.goto(&format!("{base}/")).await;
+    a.wait_for(
+        "the opponent's absence",
+        "return (window.oddboard.game.absent || []).length > 0",
+        json!([]),
+    )
+    .await;
+    let gone_at = Instant::now();
+    let early = a
+        .js(
+            "return document.getElementById('claim-victory') === null",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        early,
+        json!(true),
+        "the claims were offered before the claim delay"
+    );
+    a.wait_element("#claim-victory").await;
+    // The page heard of the absence after the server counted it, so the wait it shows can
+    // only be shorter than the delay by the time the news took.
+    assert!(
+        gone_at.elapsed() > CLAIM_DELAY / 2,
+        "the claims came {:?} after the absence",
+        gone_at.elapsed()
+    );
+    a.screenshot(&dir.join("suicide-claim.png")).await;
+    b.goto(&format!("{base}{game_path}")).await;
+    a.wait_for(
+        "the opponent's return",
+        "return (window.oddboard.game.absent || []).length === 0 && document.getElementById('claim-victory') === null",
+        json!([]),
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_browsers_play_every_variant_and_replay_it() {
     if !Path::new(CHROMEDRIVER).exists() {
@@ -524,7 +577,12 @@ async fn two_browsers_play_every_variant_and_replay_it() {
         }
         panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
     }
-    let server = TestServer::start(fast_settings()).await;
+    let settings = GameSettings {
+        min_claim_delay: CLAIM_DELAY,
+        max_claim_delay: CLAIM_DELAY,
+        ..fast_settings()
+    };
+    let server = TestServer::start(settings).await;
     let base = format!("http://{}", server.addr);
     let driver = Driver::start().await;
     let profiles = std::env::temp_dir().join(format!(
