@@ -284,14 +284,22 @@ function renderOffers() {
   }
   // Before both sides have moved the game can only be aborted, not claimed; and only once
   // the opponent has been gone for the claim delay.
+  // The wait is counted down in whole seconds, as lichess does.
   clearTimeout(state.claimTimer);
   if (playing && g.moves.length >= 2 && (g.absent || []).includes(other)) {
     const wait = (state.claimAt[other] ?? 0) - performance.now();
+    const note = document.createElement('span');
+    note.id = 'claim-note';
+    note.className = 'muted';
+    offer.appendChild(note);
     if (wait <= 0) {
+      note.textContent = 'Your opponent left the game.';
       offer.appendChild(button('Claim victory', () => send({ t: 'claim_victory' }), 'claim-victory'));
       offer.appendChild(button('Claim draw', () => send({ t: 'claim_draw' }), 'claim-draw'));
     } else {
-      state.claimTimer = setTimeout(renderOffers, wait + 50);
+      const seconds = Math.ceil(wait / 1000);
+      note.textContent = `Your opponent left the game. You can claim in ${seconds} s.`;
+      state.claimTimer = setTimeout(renderOffers, wait - (seconds - 1) * 1000 + 50);
     }
   }
   const join = $('join');

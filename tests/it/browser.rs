@@ -551,6 +551,17 @@ async fn leave_and_come_back(base: &str, a: &mut Browser, b: &mut Browser, dir: 
         json!(true),
         "the claims were offered before the claim delay"
     );
+    let note = a
+        .js(
+            "return document.getElementById('claim-note').textContent",
+            json!([]),
+        )
+        .await;
+    assert!(
+        note.as_str()
+            .is_some_and(|n| n.contains("You can claim in")),
+        "the page does not say when the claims come: {note}"
+    );
     a.wait_element("#claim-victory").await;
     // The page heard of the absence after the server counted it, so the wait it shows can
     // only be shorter than the delay by the time the news took.
