@@ -1,6 +1,7 @@
 //! The multiplexed socket (`/ws/games`) with real clients: two players play a game of every
 //! playable variant at once, each over one socket, with a spectator who drops off mid-way
-//! and catches up; and every kind of bad input, which gets an error and changes nothing.
+//! and catches up; every kind of bad input, which gets an error and changes nothing; and the
+//! limit of games one socket watches.
 
 use crate::server::{choose, fast_settings, GameState, Player, TestServer, WAIT};
 use oddboard::client::GameSocket;
@@ -348,5 +349,35 @@ async fn bad_input_on_the_multiplexed_socket_gets_an_error_and_changes_nothing()
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(reason, "logged_out");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_watches_at_most_its_limit_of_games() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let carol = server.guest().await;
+    let limit = oddboard::web::mux::MAX_WATCHED;
+    // Open challenges can be watched as any game can.
+    let mut games = Vec::new();
+    for _ in 0..=limit {
+        games.push(alice.create_game("suicide", Value::Null, "white").await);
+    }
+    let mut viewer = MuxClient::open(&carol).await;
+    for gid in &games[..limit] {
+        viewer.send(json!({ "t": "watch", "gid": gid })).await;
+    }
+    viewer
+        .read_until(|c| c.games.values().filter(|g| g.version.is_some()).count() == limit)
+        .await;
+    let last = &games[limit];
+    viewer.watch(last, Some(0)).await;
+    viewer.expect_error(Some(last), "too_many_games").await;
+    // One unwatched makes room for it.
+    viewer
+        .send(json!({ "t": "unwatch", "gid": games[0] }))
+        .await;
+    viewer.watch(last, None).await;
+    assert_eq!(viewer.game(last).status, "waiting");
     server.stop().await;
 }
