@@ -138,7 +138,9 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
             "--variant" => options.variant = value.clone(),
             "--idle" => options.idle = number(value)?.max(0.0) as usize,
             "--games-per-socket" => {
-                options.games_per_socket = number(value)?.clamp(1.0, MAX_GAMES_PER_SOCKET) as usize
+                // At most what the server lets one multiplexed socket watch.
+                let most = crate::web::mux::MAX_WATCHED as f64;
+                options.games_per_socket = number(value)?.clamp(1.0, most) as usize
             }
             other => return Err(format!("unknown option {other}")),
         }
@@ -148,9 +150,6 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
     }
     Ok(options)
 }
-
-/// The most games the server lets one multiplexed socket watch.
-const MAX_GAMES_PER_SOCKET: f64 = 256.0;
 
 pub const USAGE: &str = "usage: oddboard loadtest [--addr HOST:PORT] [--games N] [--seconds S] [--rate MOVES_PER_S] [--variant ID] [--idle CONNECTIONS] [--games-per-socket N]";
 
@@ -1067,6 +1066,16 @@ mod tests {
         assert_eq!(options.duration, Duration::from_secs(10));
         assert!(parse_args(&["--bogus".to_string(), "1".to_string()]).is_err());
         assert!(parse_args(&["--games".to_string()]).is_err());
+        assert_eq!(options.games_per_socket, 1);
+        let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let multiplexed = parse_args(&args(&["--games-per-socket", "50"])).unwrap_or_default();
+        assert_eq!(multiplexed.games_per_socket, 50);
+        let capped = parse_args(&args(&["--games-per-socket", "1000"])).unwrap_or_default();
+        assert_eq!(capped.games_per_socket, 256, "the server's limit");
+        assert!(
+            parse_args(&args(&["--games-per-socket", "50", "--rate", "100"])).is_err(),
+            "paced runs are one game per socket"
+        );
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! error message on this socket only and changes nothing.
 //!
 //! It also owns the frame limits and buffer sizes that every socket the server accepts
-//! shares, the lobby's included ([`with_socket_limits`]).
+//! shares, the lobby's included ([`with_socket_limits`]), and what the multiplexed socket
+//! (`web::mux`) shares with this one: the opening of a socket that plays games
+//! ([`open_socket`]) and the carrying out of one game message ([`answer`]).
 
 use super::auth::{socket_logout_signal, LogoutSignal, MaybeUser};
 use super::extract::{GameIdPath, QueryParams};
@@ -104,7 +106,7 @@ pub(super) fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade 
         .write_buffer_size(SOCKET_WRITE_BUFFER)
 }
 
-pub(super) async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error> {
+async fn send_text(socket: &mut WebSocket, text: &str) -> Result<(), axum::Error> {
     socket.send(Message::Text(Utf8Bytes::from(text))).await
 }
 
