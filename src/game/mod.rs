@@ -345,6 +345,9 @@ struct GamesInner {
     live: Mutex<HashMap<Uuid, GameHandle>>,
 }
 
+/// The most open challenges (games waiting for an opponent) one player may hold at once.
+pub const MAX_OPEN_CHALLENGES: i64 = 20;
+
 /// The registry of live games: creates actors, finds them by id, restores them after a
 /// restart. Cheap to clone.
 #[derive(Clone)]
@@ -434,7 +437,24 @@ impl Games {
     }
 
     /// Creates an open challenge: the creator waits for the first other person to accept.
+    /// A player holds at most [`MAX_OPEN_CHALLENGES`] at once (`too_many_challenges`), as
+    /// FICS limits a player's seeks: each is a live game until it is taken, withdrawn or
+    /// expires.
     pub async fn create_open(
+        &self,
+        creator: Seat,
+        terms: GameTerms,
+        color: ColorChoice,
+    ) -> Result<Uuid, GameError> {
+        let open = self.inner.store.open_challenges_of(creator.user_id).await?;
+        if open >= MAX_OPEN_CHALLENGES {
+            return Err(GameError::NotAllowed("too_many_challenges"));
+        }
+        self.create_waiting(creator, terms, color).await
+    }
+
+    /// Creates a game with the creator seated, waiting for the other seat.
+    async fn create_waiting(
         &self,
         creator: Seat,
         terms: GameTerms,
@@ -471,7 +491,7 @@ impl Games {
         terms: GameTerms,
     ) -> Result<Uuid, GameError> {
         let game_id = self
-            .create_open(white.clone(), terms, ColorChoice::White)
+            .create_waiting(white.clone(), terms, ColorChoice::White)
             .await?;
         let handle = self.get(game_id).ok_or(GameError::Unavailable)?;
         handle.join(black).await?;

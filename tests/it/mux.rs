@@ -356,12 +356,12 @@ async fn bad_input_on_the_multiplexed_socket_gets_an_error_and_changes_nothing()
 async fn a_socket_watches_at_most_its_limit_of_games() {
     let server = TestServer::start(fast_settings()).await;
     let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
     let carol = server.guest().await;
     let limit = oddboard::web::mux::MAX_WATCHED;
-    // Open challenges can be watched as any game can.
     let mut games = Vec::new();
     for _ in 0..=limit {
-        games.push(alice.create_game("suicide", Value::Null, "white").await);
+        games.push(start_game(&mut alice, &mut bob, "suicide").await);
     }
     let mut viewer = MuxClient::open(&carol).await;
     for gid in &games[..limit] {
@@ -378,6 +378,6 @@ async fn a_socket_watches_at_most_its_limit_of_games() {
         .send(json!({ "t": "unwatch", "gid": games[0] }))
         .await;
     viewer.watch(last, None).await;
-    assert_eq!(viewer.game(last).status, "waiting");
+    assert_eq!(viewer.game(last).status, "active");
     server.stop().await;
 }

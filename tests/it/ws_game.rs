@@ -386,6 +386,37 @@ async fn an_open_challenge_can_be_withdrawn_and_expires() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_holds_only_so_many_open_challenges() {
+    let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
+    let limit = oddboard::game::MAX_OPEN_CHALLENGES;
+    let mut open = Vec::new();
+    for _ in 0..limit {
+        open.push(alice.create_game("suicide", Value::Null, "random").await);
+    }
+    let body = json!({ "variant": "chazz", "clock": null, "color": "random" });
+    let refused = alice
+        .client
+        .post("/api/games", &body)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert_eq!(refused.json()["error"], "too_many_challenges");
+    assert_eq!(
+        server
+            .fetch_number("select count(*) from game where variant = 'chazz'")
+            .await,
+        0,
+        "the refused challenge was not stored"
+    );
+    // Another player is not held back by Alice's, and once one of hers is taken she may
+    // make another.
+    bob.create_game("chazz", Value::Null, "random").await;
+    bob.accept(&open[0]).await;
+    alice.create_game("chazz", Value::Null, "random").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_action_committed_without_its_answer_is_adopted_on_retry() {
     let (server, mut alice, mut bob) = server_and_two_guests(fast_settings()).await;
     let (game_id, mut white, mut black) =
