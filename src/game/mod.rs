@@ -56,6 +56,8 @@ pub enum GameError {
     TimeOut,
     /// Abort, claims and offers that the game's state does not allow.
     NotAllowed(&'static str),
+    /// The player already holds [`MAX_OPEN_CHALLENGES`] open challenges.
+    TooManyChallenges,
     Store(StoreError),
 }
 
@@ -76,6 +78,7 @@ impl GameError {
             GameError::Action(e) => e.code(),
             GameError::TimeOut => "time_out",
             GameError::NotAllowed(code) => code,
+            GameError::TooManyChallenges => "too_many_challenges",
             GameError::Store(_) => "storage_failed",
         }
     }
@@ -99,6 +102,11 @@ impl fmt::Display for GameError {
             GameError::Action(e) => e.fmt(f),
             GameError::TimeOut => f.write_str("your time ran out"),
             GameError::NotAllowed(code) => write!(f, "not allowed now ({code})"),
+            GameError::TooManyChallenges => write!(
+                f,
+                "you already have {MAX_OPEN_CHALLENGES} open challenges: withdraw one or wait \
+                 until one is taken"
+            ),
             // Store details are logged, not sent.
             GameError::Store(_) => f.write_str("the action could not be stored; try again"),
         }
@@ -448,7 +456,7 @@ impl Games {
     ) -> Result<Uuid, GameError> {
         let open = self.inner.store.open_challenges_of(creator.user_id).await?;
         if open >= MAX_OPEN_CHALLENGES {
-            return Err(GameError::NotAllowed("too_many_challenges"));
+            return Err(GameError::TooManyChallenges);
         }
         self.create_waiting(creator, terms, color).await
     }

@@ -401,6 +401,14 @@ async fn a_player_holds_only_so_many_open_challenges() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(refused.status, 409, "{}", refused.body);
     assert_eq!(refused.json()["error"], "too_many_challenges");
+    let message = refused.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        message.contains(&format!("{limit} open challenges")),
+        "{message}"
+    );
     assert_eq!(
         server
             .fetch_number("select count(*) from game where variant = 'chazz'")
