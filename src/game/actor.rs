@@ -734,6 +734,7 @@ impl GameActor {
             rules: Box::new(self.game.snapshot()),
         };
         self.seats = seats;
+        self.games.challenge_closed(self.creator.user_id, self.id);
         self.status = GameStatus::Active;
         self.games
             .metrics()
@@ -998,6 +999,9 @@ impl GameActor {
                 .metrics()
                 .games_in_progress
                 .fetch_sub(1, Ordering::Relaxed);
+        }
+        if self.status == GameStatus::Waiting {
+            self.games.challenge_closed(self.creator.user_id, self.id);
         }
         self.status = if outcome.reason == EndReason::Aborted {
             GameStatus::Aborted

@@ -703,21 +703,6 @@ impl Store {
             .collect()
     }
 
-    /// How many open challenges (games waiting for an opponent) `creator` has.
-    ///
-    /// # Errors
-    /// Database failures.
-    #[tracing::instrument(skip(self))]
-    pub async fn open_challenges_of(&self, creator: Uuid) -> Result<i64, StoreError> {
-        let count = sqlx::query_scalar(
-            "select count(*) from game where creator_id = $1 and status = 'waiting'",
-        )
-        .bind(creator)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(count)
-    }
-
     /// The newest games in one status (`active` for games to watch, `waiting` for open
     /// challenges), newest first, at most `limit`.
     ///

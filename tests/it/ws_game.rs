@@ -421,6 +421,16 @@ async fn a_player_holds_only_so_many_open_challenges() {
     bob.create_game("chazz", Value::Null, "random").await;
     bob.accept(&open[0]).await;
     alice.create_game("chazz", Value::Null, "random").await;
+    let again = alice
+        .client
+        .post("/api/games", &body)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.status, 409, "at the limit again: {}", again.body);
+    // Likewise once she withdraws one.
+    let mut creator = alice.watch(&open[1]).await;
+    abort_expecting_aborted(&mut creator).await;
+    alice.create_game("chazz", Value::Null, "random").await;
     server.stop().await;
 }
 
