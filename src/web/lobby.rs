@@ -12,11 +12,11 @@
 //! `{"ok":false,"code":"<stable_code>","reply":"<FICS-like text>"}` with status 200: a
 //! refused command is an ordinary answer, as on a FICS console.
 
-use super::auth::{socket_logout_signal, CurrentUser, LogoutSignal, MaybeUser};
+use super::auth::{CurrentUser, LogoutSignal, MaybeUser};
 use super::error::ApiError;
 use super::extract::{JsonBody, PathParam, QueryParams};
 use super::protocol::ErrorMsg;
-use super::ws::{with_socket_limits, MAX_CLIENT_MESSAGE};
+use super::ws::{open_socket, MAX_CLIENT_MESSAGE};
 use super::AppState;
 use crate::game::lobby::{
     LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, SeekRequest, Which,
@@ -32,7 +32,6 @@ use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::sync::atomic::Ordering;
 
 fn lobby_user(user: &User) -> LobbyUser {
     LobbyUser {
@@ -354,27 +353,29 @@ pub async fn lobby_socket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let user = lobby_user(&user);
-    let logout = socket_logout_signal(&state, &headers);
-    with_socket_limits(upgrade).on_upgrade(move |socket| async move {
-        let _open = state.sockets.token();
-        let metrics = state.games.metrics().clone();
-        metrics.connections.fetch_add(1, Ordering::Relaxed);
-        match state.lobby.connect(user.clone()).await {
-            Ok(connection) => {
-                let id = connection.id;
-                if let Err(e) = serve_socket(socket, &state, &user, connection, logout).await {
-                    tracing::debug!(cause = %e, "lobby socket closed");
+    let viewer = Some(user.user_id);
+    open_socket(
+        state,
+        upgrade,
+        viewer,
+        &headers,
+        move |socket, state, logout| async move {
+            match state.lobby.connect(user.clone()).await {
+                Ok(connection) => {
+                    let id = connection.id;
+                    if let Err(e) = serve_socket(socket, &state, &user, connection, logout).await {
+                        tracing::debug!(cause = %e, "lobby socket closed");
+                    }
+                    state.lobby.disconnect(user.user_id, id).await;
                 }
-                state.lobby.disconnect(user.user_id, id).await;
+                Err(e) => {
+                    let (mut sink, _) = socket.split();
+                    let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
+                    let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
+                }
             }
-            Err(e) => {
-                let (mut sink, _) = socket.split();
-                let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
-                let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
-            }
-        }
-        metrics.connections.fetch_sub(1, Ordering::Relaxed);
-    })
+        },
+    )
 }
 
 async fn serve_socket(

@@ -8,8 +8,8 @@
 //!
 //! It also owns the frame limits and buffer sizes that every socket the server accepts
 //! shares, the lobby's included ([`with_socket_limits`]), and what the multiplexed socket
-//! (`web::mux`) shares with this one: the opening of a socket that plays games
-//! ([`open_socket`]) and the carrying out of one game message ([`answer`]).
+//! (`web::mux`) shares with this one: the carrying out of one game message ([`answer`]). Every
+//! socket, the lobby's too, is opened by [`open_socket`].
 
 use super::auth::{socket_logout_signal, LogoutSignal, MaybeUser};
 use super::extract::{GameIdPath, QueryParams};
@@ -72,9 +72,10 @@ pub async fn game_socket(
     )
 }
 
-/// Upgrades to a socket that plays or follows games (`/ws/game/{id}`, `/ws/games`): it
-/// counts among the open connections while `serve` runs, and the server waits for it at
-/// shutdown. `serve` gets the signal of a signed-in viewer's logout, which must close it.
+/// Upgrades to one of the server's sockets (`/ws/game/{id}`, `/ws/games`, `/ws/lobby`), with
+/// [`with_socket_limits`]: it counts among the open connections while `serve` runs, and the
+/// server waits for it at shutdown. `serve` gets the signal of a signed-in viewer's logout,
+/// which must close it.
 pub(super) fn open_socket<Serve, Served>(
     state: AppState,
     upgrade: WebSocketUpgrade,
@@ -98,7 +99,7 @@ where
 }
 
 /// The frame limits and buffer sizes of every WebSocket the server accepts (game and lobby).
-pub(super) fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
+fn with_socket_limits(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
     upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
