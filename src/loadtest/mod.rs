@@ -504,6 +504,15 @@ async fn new_game(
     Ok((white_side, black_side))
 }
 
+/// Two clients of the server at `addr`, each signed in as a new guest.
+async fn two_guests(addr: &str) -> Result<(Client, Client), ClientError> {
+    let mut first = Client::new(addr);
+    let mut second = Client::new(addr);
+    first.guest().await?;
+    second.guest().await?;
+    Ok((first, second))
+}
+
 /// One game slot ready to play: both players signed in as guests, their first game started
 /// and both sockets open.
 struct Slot {
@@ -515,10 +524,7 @@ struct Slot {
 /// Signs in both players of a slot and starts their first game (before the clock starts, so
 /// that setting up hundreds of games at once is not measured as move latency).
 async fn set_up(options: &LoadOptions) -> Result<Slot, ClientError> {
-    let mut white = Client::new(options.addr.clone());
-    let mut black = Client::new(options.addr.clone());
-    white.guest().await?;
-    black.guest().await?;
+    let (mut white, mut black) = two_guests(&options.addr).await?;
     let game = new_game(&mut white, &mut black, &options.variant).await?;
     Ok(Slot { white, black, game })
 }
@@ -611,10 +617,7 @@ impl MuxPair {
     /// Signs in both players, opens their sockets and starts `games` games, each watched by
     /// both and read up to its snapshot.
     async fn set_up(options: &LoadOptions, games: usize) -> Result<MuxPair, ClientError> {
-        let mut white = Client::new(options.addr.clone());
-        let mut black = Client::new(options.addr.clone());
-        white.guest().await?;
-        black.guest().await?;
+        let (white, black) = two_guests(&options.addr).await?;
         let mut pair = MuxPair {
             white_socket: white.connect_games().await?,
             black_socket: black.connect_games().await?,
@@ -869,10 +872,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
     // Idle spectators on one game held open for the whole run.
     let mut idle = Vec::new();
     if options.idle > 0 {
-        let mut host = Client::new(options.addr.clone());
-        let mut guest = Client::new(options.addr.clone());
-        host.guest().await?;
-        guest.guest().await?;
+        let (mut host, mut guest) = two_guests(&options.addr).await?;
         let (w, b) = new_game(&mut host, &mut guest, &options.variant).await?;
         idle.push(w.socket);
         idle.push(b.socket);
