@@ -169,17 +169,17 @@ impl Client {
         since: Option<u64>,
     ) -> Result<GameSocket, ClientError> {
         let query = since.map(|v| format!("?v={v}")).unwrap_or_default();
-        self.connect_playing(&format!("/ws/game/{game_id}{query}"))
+        self.connect_socket(&format!("/ws/game/{game_id}{query}"))
             .await
     }
 
     /// Opens the multiplexed socket (`/ws/games`), which carries any game it is told to watch.
     pub async fn connect_games(&self) -> Result<GameSocket, ClientError> {
-        self.connect_playing("/ws/games").await
+        self.connect_socket("/ws/games").await
     }
 
-    /// Opens a socket that plays games, with the session cookie if there is one.
-    async fn connect_playing(&self, path: &str) -> Result<GameSocket, ClientError> {
+    /// Opens one of the server's sockets, with the session cookie if there is one.
+    async fn connect_socket(&self, path: &str) -> Result<GameSocket, ClientError> {
         let url = format!("ws://{}{path}", self.addr);
         let mut request = url.into_client_request().map_err(err)?;
         if let Some(cookie) = &self.cookie {
@@ -201,17 +201,7 @@ impl Client {
 
     /// Opens the lobby WebSocket (needs a session).
     pub async fn connect_lobby(&self) -> Result<LobbySocket, ClientError> {
-        let url = format!("ws://{}/ws/lobby", self.addr);
-        let mut request = url.into_client_request().map_err(err)?;
-        if let Some(cookie) = &self.cookie {
-            request
-                .headers_mut()
-                .insert("cookie", HeaderValue::from_str(cookie).map_err(err)?);
-        }
-        let (ws, _) = tokio_tungstenite::connect_async(request)
-            .await
-            .map_err(err)?;
-        Ok(GameSocket { ws })
+        self.connect_socket("/ws/lobby").await
     }
 
     /// Runs a lobby text command through `POST /api/command` and returns the JSON answer
