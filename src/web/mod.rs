@@ -1,6 +1,7 @@
 //! HTTP and WebSocket transport (the only layer that knows axum): routes, auth, JSON API,
-//! the game sockets (one game each, or many on one: `mux`), the lobby (socket, commands, ratings), health and metrics. Handlers are thin: they validate input, call the
-//! game layer or the store, and map errors to [`error::ApiError`].
+//! the game sockets (one game each, or many on one: `mux`), the lobby (socket, commands,
+//! ratings), health and metrics. Handlers are thin: they validate input, call the game layer
+//! or the store, and map errors to [`error::ApiError`].
 
 pub mod api;
 pub mod auth;
