@@ -2,7 +2,7 @@
 //! in as guests and follow a game over the WebSocket, and a simple playing policy.
 
 use oddboard::app::App;
-use oddboard::client::{expect_ok, Client, GameSocket};
+use oddboard::client::{expect_ok, Client, GameSocket, HttpResponse};
 use oddboard::config::Config;
 use oddboard::game::lobby::LobbySettings;
 use oddboard::game::GameSettings;
@@ -189,19 +189,28 @@ pub struct Player {
 impl Player {
     /// Creates an open challenge and returns its id.
     pub async fn create_game(&mut self, variant: &str, clock: Value, color: &str) -> String {
-        let response = self
-            .client
-            .post(
-                "/api/games",
-                &json!({ "variant": variant, "clock": clock, "color": color }),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let response = self.try_create_game(variant, clock, color).await;
         expect_ok(&response).unwrap_or_else(|e| panic!("create game: {e}"));
         response.json()["game_id"]
             .as_str()
             .unwrap_or_default()
             .to_string()
+    }
+
+    /// Asks to create an open challenge and returns the server's answer, refusal or not.
+    pub async fn try_create_game(
+        &mut self,
+        variant: &str,
+        clock: Value,
+        color: &str,
+    ) -> HttpResponse {
+        self.client
+            .post(
+                "/api/games",
+                &json!({ "variant": variant, "clock": clock, "color": color }),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     pub async fn accept(&mut self, game_id: &str) {

@@ -393,12 +393,7 @@ async fn a_player_holds_only_so_many_open_challenges() {
     for _ in 0..limit {
         open.push(alice.create_game("suicide", Value::Null, "random").await);
     }
-    let body = json!({ "variant": "chazz", "clock": null, "color": "random" });
-    let refused = alice
-        .client
-        .post("/api/games", &body)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let refused = alice.try_create_game("chazz", Value::Null, "random").await;
     assert_eq!(refused.status, 409, "{}", refused.body);
     assert_eq!(refused.json()["error"], "too_many_challenges");
     let message = refused.json()["message"]
@@ -421,11 +416,7 @@ async fn a_player_holds_only_so_many_open_challenges() {
     bob.create_game("chazz", Value::Null, "random").await;
     bob.accept(&open[0]).await;
     alice.create_game("chazz", Value::Null, "random").await;
-    let again = alice
-        .client
-        .post("/api/games", &body)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let again = alice.try_create_game("chazz", Value::Null, "random").await;
     assert_eq!(again.status, 409, "at the limit again: {}", again.body);
     // Likewise once she withdraws one.
     let mut creator = alice.watch(&open[1]).await;
