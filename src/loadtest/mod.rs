@@ -16,7 +16,8 @@
 //! With `--games-per-socket K` (K > 1) the players are paired instead, each player with one
 //! multiplexed socket (`/ws/games`) carrying K games against the same opponent, as a bot
 //! plays: one task per pair sends the next action of every game whose last one both players
-//! have seen, in one write per socket, then reads whatever has come.
+//! have seen, in one write per socket, then reads whatever has come. `--rate` paces these
+//! games too, each at its own turn.
 //!
 //! Beside its own latencies the tool reads the server's (`oddboard_move_latency_seconds`, from
 //! receipt to broadcast, commit included) before and after the run, and reports the bucket
@@ -144,9 +145,6 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
             }
             other => return Err(format!("unknown option {other}")),
         }
-    }
-    if options.games_per_socket > 1 && options.rate.is_some() {
-        return Err("--rate paces one game per socket; leave out --games-per-socket".into());
     }
     Ok(options)
 }
@@ -596,11 +594,13 @@ struct InFlight {
     delivered: bool,
 }
 
-/// One game of a multiplexed pair: both players' views and the action in flight.
+/// One game of a multiplexed pair: both players' views, the action in flight and, in a paced
+/// run, when its next action is due.
 struct MuxGame {
     white: View,
     black: View,
     in_flight: Option<InFlight>,
+    next_move: Instant,
 }
 
 /// Two players, each with one multiplexed socket, playing several games against each other
@@ -645,6 +645,12 @@ impl MuxPair {
     /// go out with the next flush).
     async fn add_game(&mut self, variant: &str) -> Result<(), ClientError> {
         let gid = create_game(&mut self.white, &mut self.black, variant).await?;
+        self.watch_game(gid).await
+    }
+
+    /// Has both sockets watch a game just started between the pair (the watch frames go out
+    /// with the next flush).
+    async fn watch_game(&mut self, gid: String) -> Result<(), ClientError> {
         let watch = format!("{{\"t\":\"watch\",\"gid\":\"{gid}\"}}");
         self.white_socket.feed_text(watch.clone()).await?;
         self.black_socket.feed_text(watch).await?;
@@ -652,6 +658,7 @@ impl MuxPair {
             white: View::new("white"),
             black: View::new("black"),
             in_flight: None,
+            next_move: Instant::now(),
         };
         self.games.insert(gid, game);
         Ok(())
@@ -737,9 +744,38 @@ impl MuxPair {
     }
 }
 
+/// Starts the pair's replacement games in a task of its own, with copies of the players'
+/// clients (same sessions, their own connections). Setting a game up takes two HTTP requests,
+/// each answered after a commit; done in the pair's own task, it would hold up the pair's
+/// other games for that long and count the wait in their latencies, where a bot would go on
+/// playing them.
+fn spawn_game_maker(
+    pair: &MuxPair,
+    variant: String,
+) -> (
+    tokio::sync::mpsc::UnboundedSender<()>,
+    tokio::sync::mpsc::UnboundedReceiver<Result<String, ClientError>>,
+) {
+    let (order, mut orders) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (made, games) = tokio::sync::mpsc::unbounded_channel();
+    let (mut white, mut black) = (pair.white.clone(), pair.black.clone());
+    tokio::spawn(async move {
+        // Ends when the pair's task drops its sender, or stops reading.
+        while orders.recv().await.is_some() {
+            let game = create_game(&mut white, &mut black, &variant).await;
+            if made.send(game).is_err() {
+                break;
+            }
+        }
+    });
+    (order, games)
+}
+
 /// Plays a pair's games until the deadline: sends the next action of every game whose last
 /// one both players have seen (in one write per socket), reads what comes back, and replaces
-/// each game that ends with a new one.
+/// each game that ends with a new one ([`spawn_game_maker`]). In a paced run (`--rate`) each game also waits for its
+/// turn, as a socket per game does: one action per game every `games / rate` seconds, the
+/// pair's games spread over that interval.
 async fn drive_pair(
     options: Arc<LoadOptions>,
     shared: Arc<Shared>,
@@ -748,11 +784,31 @@ async fn drive_pair(
     index: usize,
 ) -> Result<(), ClientError> {
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
+    let interval = options
+        .rate
+        .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
+    if let Some(interval) = interval {
+        let start = Instant::now();
+        for (n, game) in pair.games.values_mut().enumerate() {
+            game.next_move = start + interval.mul_f64(((index + n) % 97) as f64 / 97.0);
+        }
+    }
+    let (order_game, mut new_games) = spawn_game_maker(&pair, options.variant.clone());
     let mut ended = Vec::new();
     while Instant::now() < deadline {
+        let now = Instant::now();
+        // The earliest time a game that is waiting only for its turn may move.
+        let mut next_due: Option<Instant> = None;
         for (gid, game) in &mut pair.games {
             if game.in_flight.is_some() || !game.white.synced || !game.black.synced {
                 continue;
+            }
+            if let Some(interval) = interval {
+                if game.next_move > now {
+                    next_due = Some(next_due.map_or(game.next_move, |d| d.min(game.next_move)));
+                    continue;
+                }
+                game.next_move += interval;
             }
             let by_white = game.white.to_move();
             let (mover, socket) = if by_white {
@@ -777,11 +833,29 @@ async fn drive_pair(
         for gid in ended.drain(..) {
             shared.finished.fetch_add(1, Ordering::Relaxed);
             pair.drop_game(&gid).await?;
-            pair.add_game(&options.variant).await?;
+            order_game
+                .send(())
+                .map_err(|_| ClientError("the pair's game maker stopped".into()))?;
         }
         pair.white_socket.flush().await?;
         pair.black_socket.flush().await?;
-        pair.read(Some(&shared)).await?;
+        let turn_comes = async {
+            match next_due {
+                Some(due) => tokio::time::sleep_until(due.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        // Each branch is cancel-safe: a frame half read stays in its socket's buffer, and a
+        // game made meanwhile stays in the channel.
+        tokio::select! {
+            read = pair.read(Some(&shared)) => read?,
+            () = turn_comes => {}
+            made = new_games.recv() => {
+                let gid = made.ok_or_else(|| ClientError("the pair's game maker stopped".into()))??;
+                // It may move as soon as both players have its snapshot.
+                pair.watch_game(gid).await?;
+            }
+        }
     }
     Ok(())
 }
@@ -1072,10 +1146,9 @@ mod tests {
         assert_eq!(multiplexed.games_per_socket, 50);
         let capped = parse_args(&args(&["--games-per-socket", "1000"])).unwrap_or_default();
         assert_eq!(capped.games_per_socket, 256, "the server's limit");
-        assert!(
-            parse_args(&args(&["--games-per-socket", "50", "--rate", "100"])).is_err(),
-            "paced runs are one game per socket"
-        );
+        let paced =
+            parse_args(&args(&["--games-per-socket", "50", "--rate", "100"])).unwrap_or_default();
+        assert_eq!((paced.games_per_socket, paced.rate), (50, Some(100.0)));
     }
 
     #[test]

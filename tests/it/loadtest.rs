@@ -47,16 +47,9 @@ async fn the_load_tool_plays_games_and_reports() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_load_tool_plays_many_games_over_each_multiplexed_socket() {
     let server = TestServer::start(fast_settings()).await;
-    let report = run(LoadOptions {
-        addr: server.addr.clone(),
-        games: 7,
-        duration: Duration::from_secs(3),
-        variant: "chazz".into(),
-        games_per_socket: 3,
-        ..LoadOptions::default()
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let report = run(three_seconds_of_chazz(&server, 7, 3, None))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.errors, 0, "{report}");
     assert!(report.moves > 0, "{report}");
     assert!(report.games_finished > 0, "{report}");
@@ -67,4 +60,38 @@ async fn the_load_tool_plays_many_games_over_each_multiplexed_socket() {
     // Three pairs (3, 3 and 1 games), one socket per player: six sockets for seven games.
     assert_eq!(report.connections_held, 6, "{report}");
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_tool_paces_multiplexed_games() {
+    let server = TestServer::start(fast_settings()).await;
+    let rate = 60.0;
+    let report = run(three_seconds_of_chazz(&server, 6, 3, Some(rate)))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors, 0, "{report}");
+    // Flat out, six games do thousands of moves a second: the pacing holds them to the rate
+    // (a game's first turn comes within one interval, so the start may run a little ahead).
+    assert!(report.moves_per_second <= rate * 1.3, "{report}");
+    assert!(report.moves_per_second >= rate * 0.5, "{report}");
+    assert_eq!(report.connections_held, 4, "{report}");
+    server.stop().await;
+}
+
+/// A three-second run of Do-Or-Die Chazz against `server`.
+fn three_seconds_of_chazz(
+    server: &TestServer,
+    games: usize,
+    games_per_socket: usize,
+    rate: Option<f64>,
+) -> LoadOptions {
+    LoadOptions {
+        addr: server.addr.clone(),
+        games,
+        duration: Duration::from_secs(3),
+        rate,
+        variant: "chazz".into(),
+        idle: 0,
+        games_per_socket,
+    }
 }
