@@ -527,6 +527,20 @@ async fn set_up(options: &LoadOptions) -> Result<Slot, ClientError> {
     Ok(Slot { white, black, game })
 }
 
+/// In a paced run (`--rate`), the time between two actions of one game: every game moves at
+/// the same pace, so that all of them together make the rate. None runs flat out.
+fn turn_interval(options: &LoadOptions) -> Option<Duration> {
+    options
+        .rate
+        .map(|rate| Duration::from_secs_f64(options.games as f64 / rate))
+}
+
+/// When the `n`th game's first action is due: paced games start spread over one interval,
+/// rather than all at once; unpaced ones at once.
+fn first_turn(start: Instant, interval: Option<Duration>, n: usize) -> Instant {
+    start + interval.map_or(Duration::ZERO, |i| i.mul_f64((n % 97) as f64 / 97.0))
+}
+
 /// Plays the slot's games until the deadline, starting a new one whenever one ends (those
 /// set-ups happen during the measured run, as they would on a live server).
 async fn drive_game(
@@ -542,12 +556,8 @@ async fn drive_game(
         game,
     } = slot;
     let mut game = Some(game);
-    let interval = options
-        .rate
-        .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
-    // Spread the paced games' first moves over one interval.
-    let mut next_move =
-        Instant::now() + interval.map_or(Duration::ZERO, |i| i.mul_f64((index % 97) as f64 / 97.0));
+    let interval = turn_interval(&options);
+    let mut next_move = first_turn(Instant::now(), interval, index);
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
     while Instant::now() < deadline {
         let (mut w, mut b) = match game.take() {
@@ -773,9 +783,9 @@ fn spawn_game_maker(
 
 /// Plays a pair's games until the deadline: sends the next action of every game whose last
 /// one both players have seen (in one write per socket), reads what comes back, and replaces
-/// each game that ends with a new one ([`spawn_game_maker`]). In a paced run (`--rate`) each game also waits for its
-/// turn, as a socket per game does: one action per game every `games / rate` seconds, the
-/// pair's games spread over that interval.
+/// each game that ends with a new one ([`spawn_game_maker`]). In a paced run (`--rate`) each
+/// game also waits for its turn, as with a socket per game ([`turn_interval`],
+/// [`first_turn`]).
 async fn drive_pair(
     options: Arc<LoadOptions>,
     shared: Arc<Shared>,
@@ -784,14 +794,10 @@ async fn drive_pair(
     index: usize,
 ) -> Result<(), ClientError> {
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
-    let interval = options
-        .rate
-        .map(|rate| Duration::from_secs_f64(options.games as f64 / rate));
-    if let Some(interval) = interval {
-        let start = Instant::now();
-        for (n, game) in pair.games.values_mut().enumerate() {
-            game.next_move = start + interval.mul_f64(((index + n) % 97) as f64 / 97.0);
-        }
+    let interval = turn_interval(&options);
+    let start = Instant::now();
+    for (n, game) in pair.games.values_mut().enumerate() {
+        game.next_move = first_turn(start, interval, index + n);
     }
     let (order_game, mut new_games) = spawn_game_maker(&pair, options.variant.clone());
     let mut ended = Vec::new();

@@ -52,7 +52,9 @@ async fn the_load_tool_plays_many_games_over_each_multiplexed_socket() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.errors, 0, "{report}");
     assert!(report.moves > 0, "{report}");
-    assert!(report.games_finished > 0, "{report}");
+    // More games ended than were set up: the pairs' replacements were made during the run
+    // and played to their ends too (66–80 in three seconds when measured).
+    assert!(report.games_finished > 7, "{report}");
     assert!(
         report.p50_ms > 0.0 && report.p50_ms <= report.p99_ms,
         "{report}"
