@@ -20,6 +20,18 @@ pub struct Config {
     pub static_dir: PathBuf,
 }
 
+impl Default for Config {
+    /// The defaults of the table above, without reading the environment (tests start here
+    /// and change what they need).
+    fn default() -> Config {
+        Config {
+            bind_addr: DEFAULT_BIND.to_string(),
+            database_url: DEFAULT_DATABASE_URL.to_string(),
+            static_dir: PathBuf::from("static"),
+        }
+    }
+}
+
 impl Config {
     /// Reads the environment; `bind_override` (from `--bind`) wins over `BIND_ADDR`.
     pub fn from_env(bind_override: Option<String>) -> Config {

@@ -67,17 +67,38 @@ impl TestServer {
         TestServer::start_full(database_name, settings, LobbySettings::default()).await
     }
 
+    /// Starts a server on a fresh database with its configuration changed by `configure`
+    /// (tests of the settings: limits, the public URL, proxies).
+    #[allow(dead_code)] // the settings' tests are being written against it
+    pub async fn start_configured(
+        settings: GameSettings,
+        configure: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
+        TestServer::start_with_config(&name, settings, LobbySettings::default(), configure).await
+    }
+
     async fn start_full(
         database_name: &str,
         settings: GameSettings,
         lobby: LobbySettings,
     ) -> TestServer {
+        TestServer::start_with_config(database_name, settings, lobby, |_| {}).await
+    }
+
+    async fn start_with_config(
+        database_name: &str,
+        settings: GameSettings,
+        lobby: LobbySettings,
+        configure: impl FnOnce(&mut Config),
+    ) -> TestServer {
         let database_url = database_url_named(database_name);
-        let config = Config {
+        let mut config = Config {
             bind_addr: "127.0.0.1:0".into(),
             database_url: database_url.clone(),
-            static_dir: "static".into(),
+            ..Config::default()
         };
+        configure(&mut config);
         let app = App::build_with(&config, settings, lobby)
             .await
             .unwrap_or_else(|e| panic!("server did not build: {e}"));
