@@ -11,11 +11,58 @@ use serde::Serialize;
 /// less (see [`Clock::new`]).
 pub const MIN_START_WITHOUT_MINUTES_MS: u64 = 3_000;
 
+/// The longest initial time a game may have: three hours.
+pub const MAX_INITIAL_MS: u64 = 180 * 60_000;
+/// The longest increment: three minutes.
+pub const MAX_INCREMENT_MS: u64 = 180_000;
+/// The shortest initial time of a game that has one: a quarter of a minute, lichess's
+/// shortest. A shorter clock (the API took 0.0001 minutes, 6 ms) is lost on time by
+/// whoever moves first once it runs.
+pub const MIN_INITIAL_MS: u64 = 15_000;
+/// The shortest increment of a game with no initial time (lichess's `0+1`).
+pub const MIN_INCREMENT_WITHOUT_INITIAL_MS: u64 = 1_000;
+
 /// Initial time and increment, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct TimeControl {
     pub initial_ms: u64,
     pub increment_ms: u64,
+}
+
+impl TimeControl {
+    /// The control, if it is one a game may be played with: an initial time of at least
+    /// [`MIN_INITIAL_MS`], or none and an increment of at least
+    /// [`MIN_INCREMENT_WITHOUT_INITIAL_MS`]; at most [`MAX_INITIAL_MS`] and
+    /// [`MAX_INCREMENT_MS`]. The games API and the lobby both hold clocks to this rule.
+    ///
+    /// # Errors
+    /// The rule it breaks, in words for people.
+    pub fn checked(self) -> Result<TimeControl, String> {
+        let minutes = |ms: u64| ms as f64 / 60_000.0;
+        let seconds = |ms: u64| ms / 1000;
+        if self.initial_ms > MAX_INITIAL_MS || self.increment_ms > MAX_INCREMENT_MS {
+            return Err(format!(
+                "a clock has at most {} minutes and an increment of at most {} seconds",
+                minutes(MAX_INITIAL_MS),
+                seconds(MAX_INCREMENT_MS)
+            ));
+        }
+        let too_short = if self.initial_ms == 0 {
+            self.increment_ms < MIN_INCREMENT_WITHOUT_INITIAL_MS
+        } else {
+            self.initial_ms < MIN_INITIAL_MS
+        };
+        if too_short {
+            return Err(format!(
+                "a clock starts with at least {} minutes ({} seconds), or with none and an \
+                 increment of at least {} second",
+                minutes(MIN_INITIAL_MS),
+                seconds(MIN_INITIAL_MS),
+                seconds(MIN_INCREMENT_WITHOUT_INITIAL_MS)
+            ));
+        }
+        Ok(self)
+    }
 }
 
 /// The remaining time of both sides and which one is running.
@@ -140,6 +187,33 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clocks_too_short_or_too_long_are_refused() {
+        let control = |initial_ms, increment_ms| TimeControl {
+            initial_ms,
+            increment_ms,
+        };
+        for playable in [
+            control(15_000, 0),
+            control(0, 1_000),
+            control(15_000, 2_000),
+            control(180 * 60_000, 180_000),
+            control(60_000, 0),
+        ] {
+            assert_eq!(playable.checked(), Ok(playable));
+        }
+        for refused in [
+            control(0, 0),
+            control(6, 0),
+            control(14_999, 5_000),
+            control(0, 999),
+            control(180 * 60_000 + 1, 0),
+            control(60_000, 180_001),
+        ] {
+            assert!(refused.checked().is_err(), "{refused:?}");
+        }
+    }
 
     const THREE_TWO: TimeControl = TimeControl {
         initial_ms: 180_000,

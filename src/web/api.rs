@@ -19,7 +19,7 @@ use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
-use crate::store::{ColorChoice, GameRecord, GameStatus, PlayerResult};
+use crate::store::{ActionRecord, ColorChoice, GameRecord, GameStatus, PlayerResult};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -28,10 +28,6 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use uuid::Uuid;
-
-/// Longest clock we accept, in minutes, and longest increment, in seconds.
-const MAX_MINUTES: u64 = 180;
-const MAX_INCREMENT: u64 = 180;
 
 #[derive(Deserialize)]
 struct ClockRequest {
@@ -48,31 +44,24 @@ struct CreateGame {
     color: Option<String>,
 }
 
-/// Validates a clock request: minutes may be fractional (½ minute = 30 s).
+/// Validates a clock request: minutes may be fractional (½ minute = 30 s); the bounds are
+/// [`TimeControl::checked`]'s, the lobby's too.
 pub fn time_control(minutes: f64, increment: u64) -> Result<TimeControl, ApiError> {
-    if !minutes.is_finite() || minutes < 0.0 || minutes > MAX_MINUTES as f64 {
+    if !minutes.is_finite() || minutes < 0.0 {
         return Err(ApiError::invalid(
             "invalid_clock",
-            format!("minutes must be from 0 to {MAX_MINUTES}"),
+            "minutes are a number from 0 up",
         ));
     }
-    if increment > MAX_INCREMENT {
-        return Err(ApiError::invalid(
-            "invalid_clock",
-            format!("the increment must be at most {MAX_INCREMENT} seconds"),
-        ));
-    }
+    // Both saturate: a figure too large for the clock is refused by `checked` as any other.
     let initial_ms = (minutes * 60_000.0).round() as u64;
-    if initial_ms == 0 && increment == 0 {
-        return Err(ApiError::invalid(
-            "invalid_clock",
-            "a clock needs some time or an increment",
-        ));
-    }
-    Ok(TimeControl {
+    let increment_ms = increment.saturating_mul(1000);
+    TimeControl {
         initial_ms,
-        increment_ms: increment * 1000,
-    })
+        increment_ms,
+    }
+    .checked()
+    .map_err(|message| ApiError::invalid("invalid_clock", message))
 }
 
 /// Parses a variant id that must be playable.
@@ -151,13 +140,61 @@ async fn stored_game(state: &AppState, game_id: Uuid) -> Result<GameRecord, ApiE
         .ok_or(ApiError::NotFound("game_not_found"))
 }
 
-/// The public form of a stored game: the dice seed only once the game is over.
+/// A game's result in PGN form: `*` while it is not decided (and for an aborted game).
+fn result_text(record: &GameRecord) -> &'static str {
+    record.outcome.map_or("*", |o| o.result_str())
+}
+
+/// An action as the API shows it. The store keeps an action's dice as one record
+/// (`{"rolls":[…],"effects":[…]}`); the API gives its `rolls` (the list of dice rolled) and
+/// `effects` (what they did, in words) as fields of their own, null in a game without dice.
 #[derive(Serialize)]
-struct GameRecordView<'a> {
-    #[serde(flatten)]
-    record: &'a GameRecord,
-    result: Option<&'static str>,
-    dice_seed: Option<String>,
+struct ActionView<'a> {
+    ply: i32,
+    machine: &'a str,
+    human: &'a str,
+    white_ms: Option<i64>,
+    black_ms: Option<i64>,
+    rolls: Option<&'a serde_json::Value>,
+    effects: Option<&'a serde_json::Value>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl<'a> From<&'a ActionRecord> for ActionView<'a> {
+    fn from(action: &'a ActionRecord) -> Self {
+        let dice = action.rolls.as_ref();
+        ActionView {
+            ply: action.ply,
+            machine: &action.machine,
+            human: &action.human,
+            white_ms: action.white_ms,
+            black_ms: action.black_ms,
+            rolls: dice.and_then(|d| d.get("rolls")),
+            effects: dice.and_then(|d| d.get("effects")),
+            created_at: action.created_at,
+        }
+    }
+}
+
+fn action_views(record: &GameRecord) -> Vec<ActionView<'_>> {
+    record.actions.iter().map(ActionView::from).collect()
+}
+
+/// The public form of a stored game: its result, its actions as [`ActionView`]s, and the
+/// dice seed only once the game is over.
+fn game_view(record: &GameRecord) -> Result<serde_json::Value, ApiError> {
+    let internal = |e: serde_json::Error| ApiError::Internal(e.to_string());
+    let mut view = serde_json::to_value(record).map_err(internal)?;
+    let Some(fields) = view.as_object_mut() else {
+        return Err(ApiError::Internal("a game record is not an object".into()));
+    };
+    fields.insert("result".into(), json!(result_text(record)));
+    fields.insert("dice_seed".into(), json!(revealed_seed(record)));
+    fields.insert(
+        "actions".into(),
+        serde_json::to_value(action_views(record)).map_err(internal)?,
+    );
+    Ok(view)
 }
 
 async fn get_game(
@@ -165,12 +202,7 @@ async fn get_game(
     GameIdPath(game_id): GameIdPath,
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
-    let view = GameRecordView {
-        record: &record,
-        result: record.outcome.map(|o| o.result_str()),
-        dice_seed: revealed_seed(&record),
-    };
-    Ok(Json(view).into_response())
+    Ok(Json(game_view(&record)?).into_response())
 }
 
 fn revealed_seed(record: &GameRecord) -> Option<String> {
@@ -247,7 +279,7 @@ fn tag(name: &str, value: &str) -> String {
 /// The PGN-like export of a stored game.
 pub fn export_text(record: &GameRecord) -> String {
     let variant = record.variant;
-    let result = record.outcome.map_or("*", |o| o.result_str());
+    let result = result_text(record);
     let mut out = String::new();
     out.push_str(&tag("Event", "Oddboard game"));
     out.push_str(&tag("Site", "Oddboard"));
@@ -530,12 +562,12 @@ async fn replay(
         "black": record.black_name,
         "status": record.status,
         "outcome": record.outcome,
-        "result": record.outcome.map(|o| o.result_str()),
+        "result": result_text(&record),
         "clock": record.clock,
         "created_at": record.created_at,
         "dice_commitment": record.dice_commitment,
         "dice_seed": revealed_seed(&record),
-        "actions": record.actions,
+        "actions": action_views(&record),
         "snapshots": snapshots,
     }))
     .into_response())
@@ -576,5 +608,11 @@ mod tests {
         assert!(time_control(f64::NAN, 0).is_err());
         assert!(time_control(500.0, 0).is_err());
         assert!(time_control(5.0, 1000).is_err());
+        assert!(time_control(5.0, u64::MAX).is_err());
+        assert!(time_control(f64::INFINITY, 0).is_err());
+        // The shortest clocks: a quarter of a minute, or no minutes and a second's increment.
+        assert!(time_control(0.25, 0).is_ok() && time_control(0.0, 1).is_ok());
+        assert!(time_control(0.0001, 0).is_err());
+        assert!(time_control(0.2, 5).is_err());
     }
 }

@@ -792,6 +792,13 @@ async fn games_history_finger_and_help() {
     let finger = alice.ok(&format!("finger {}", bob.name)).await;
     assert_eq!(finger["finger"]["registered"], false);
     alice.fails("finger Nobody123", "unknown_user").await;
+    // Words after the name are refused, not taken for no name (the caller's own record).
+    alice
+        .fails(&format!("finger {} please", bob.name), "bad_command")
+        .await;
+    alice
+        .fails(&format!("history {} now", bob.name), "bad_command")
+        .await;
     let help = alice.cmd("help").await;
     assert!(help["reply"].as_str().unwrap_or_default().contains("seek"));
     alice.fails("fly", "bad_command").await;

@@ -215,7 +215,24 @@ async fn every_playable_variant_plays_to_its_end_with_a_spectator_and_a_reconnec
             "[Result \"{}\"]",
             record["result"].as_str().unwrap_or("?")
         )));
+        // Each action's `rolls` is the list of its dice (`effects` beside it), in a game
+        // with dice; null in a game without.
+        let actions = record["actions"].as_array().cloned().unwrap_or_default();
+        for action in &actions {
+            let rolls = &action["rolls"];
+            if variant.has_dice() {
+                let dice = rolls.as_array().unwrap_or_else(|| panic!("{action}"));
+                assert!(dice.iter().all(|d| d["dice"].is_string()), "{action}");
+                assert!(action["effects"].is_array(), "{action}");
+            } else {
+                assert!(rolls.is_null() && action["effects"].is_null(), "{action}");
+            }
+        }
         if variant.has_dice() {
+            let rolled = actions
+                .iter()
+                .any(|a| a["rolls"].as_array().is_some_and(|r| !r.is_empty()));
+            assert!(rolled, "{variant}: no action rolled dice: {record}");
             check_dice_record(&mut client, &game_id).await;
         }
     }

@@ -656,12 +656,18 @@ impl LobbyActor {
         if rated && !info.user.registered {
             return Err(LobbyError::GuestRated);
         }
-        Ok(Terms {
+        let terms = Terms {
             variant,
             rated,
             time,
             inc,
-        })
+        };
+        // The games API's clock rule. Whole minutes always meet its shortest time, but the
+        // rule is one, wherever a game is made.
+        if let Some(control) = terms.time_control() {
+            control.checked().map_err(LobbyError::InvalidValue)?;
+        }
+        Ok(terms)
     }
 
     // ----- seek numbers -----

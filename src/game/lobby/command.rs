@@ -107,8 +107,16 @@ pub fn parse_line(line: &str) -> Result<LobbyCmd, LobbyError> {
         "pending" => Ok(LobbyCmd::Pending),
         "rematch" => Ok(LobbyCmd::Rematch),
         "games" => Ok(LobbyCmd::Games),
-        "history" => Ok(LobbyCmd::History(one_name(&words))),
-        "finger" => Ok(LobbyCmd::Finger(one_name(&words))),
+        // More than one word is not a name: answering with the caller's own record would
+        // look like the named user's.
+        "history" => match words.as_slice() {
+            [] | [_] => Ok(LobbyCmd::History(one_name(&words))),
+            _ => Err(usage("history [user]")),
+        },
+        "finger" => match words.as_slice() {
+            [] | [_] => Ok(LobbyCmd::Finger(one_name(&words))),
+            _ => Err(usage("finger [user]")),
+        },
         "help" => Ok(LobbyCmd::Help),
         "set" => parse_set(rest),
         "noplay" | "=noplay" if words.is_empty() => Ok(LobbyCmd::Noplay(None)),
@@ -529,6 +537,16 @@ mod tests {
             parse_line("history carol").ok(),
             Some(LobbyCmd::History(Some("carol".into())))
         );
+        assert_eq!(
+            parse_line("finger Carol").ok(),
+            Some(LobbyCmd::Finger(Some("Carol".into())))
+        );
+        for extra in ["history carol smith", "finger carol 2", "history a b c"] {
+            assert!(
+                matches!(parse_line(extra), Err(LobbyError::BadCommand(_))),
+                "{extra}"
+            );
+        }
         assert_eq!(
             parse_line("fly away").err().map(|e| e.to_string()),
             Some("fly: Command not found. (`help` lists the lobby commands.)".into())
