@@ -19,7 +19,7 @@ use crate::store::User;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use axum::extract::{FromRequestParts, State};
-use axum::http::header::{COOKIE, HOST, ORIGIN, SET_COOKIE};
+use axum::http::header::{COOKIE, HOST, ORIGIN, SET_COOKIE, UPGRADE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
@@ -74,8 +74,14 @@ pub struct Username(String);
 impl Username {
     /// # Errors
     /// The name breaks one of the rules above; the error says which.
-    pub fn parse(raw: &str) -> Result<Username, ApiError> {
-        let name = raw.trim();
+    pub fn parse(name: &str) -> Result<Username, ApiError> {
+        // Refused, not trimmed: the name registered would not be the name typed.
+        if name.trim() != name {
+            return Err(ApiError::invalid(
+                "invalid_username",
+                "a username has no spaces around it",
+            ));
+        }
         if !(3..=20).contains(&name.chars().count()) {
             return Err(ApiError::invalid(
                 "invalid_username",
@@ -500,22 +506,42 @@ async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
     Err(ApiError::Internal("no free guest name".into()))
 }
 
-/// Refuses a state-changing request a browser sent from another site's page. SameSite=Lax
-/// keeps the session cookie off such requests, but not every one needs it: a cross-site
-/// form could still log a visitor out, or sign them in as a new guest in place of their
-/// session. Browsers name the page's origin on every POST; programs (the load tool, curl)
-/// name none and are let through.
+/// Refuses a state-changing request or a WebSocket upgrade a browser sent from another
+/// site's page. SameSite=Lax keeps the session cookie off such requests, but not every one
+/// needs it: a cross-site form could still log a visitor out, or sign them in as a new guest
+/// in place of their session. A WebSocket upgrade is a GET, but it opens a channel that acts
+/// for the cookie's owner, and browsers send the cookie with it from any page of the same
+/// site (another port of the same host is the same site): refused before the upgrade.
+/// Browsers name the page's origin on every POST and every upgrade; programs (the load tool,
+/// curl) name none and are let through.
 pub async fn refuse_cross_origin(request: axum::extract::Request, next: Next) -> Response {
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD);
-    if changes_state && !same_origin(request.headers()) {
+    let opens_socket = is_websocket_upgrade(request.headers());
+    if (changes_state || opens_socket) && !same_origin(request.headers()) {
+        let message = if opens_socket {
+            "sockets must be opened from this site's pages"
+        } else {
+            "requests that change something must come from this site's pages"
+        };
         return ApiError::Refused {
             status: axum::http::StatusCode::FORBIDDEN,
             code: "cross_origin",
-            message: "requests that change something must come from this site's pages".into(),
+            message: message.into(),
         }
         .into_response();
     }
     next.run(request).await
+}
+
+/// Whether a request asks to become a WebSocket (`Upgrade: websocket`, in any case, as
+/// RFC 6455 allows).
+fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(UPGRADE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|protocol| protocol.trim().eq_ignore_ascii_case("websocket"))
 }
 
 /// True without an `Origin` header, or when its host is the request's `Host`.
@@ -658,9 +684,26 @@ mod tests {
             "guest",
             "Guest1234",
             "a<b>",
+            " alice",
+            "alice ",
+            "\talice\n",
         ] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn websocket_upgrades_are_told_from_other_requests() {
+        let with = |values: &[&'static str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(UPGRADE, HeaderValue::from_static(value));
+            }
+            is_websocket_upgrade(&headers)
+        };
+        assert!(with(&["websocket"]) && with(&["WebSocket"]));
+        assert!(with(&["h2c, websocket"]) && with(&["h2c", "websocket"]));
+        assert!(!with(&[]) && !with(&["h2c"]) && !with(&["websockets"]));
     }
 
     #[test]

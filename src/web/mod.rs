@@ -7,10 +7,12 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod fallback;
 pub mod lobby;
 pub mod mux;
 pub mod pages;
 pub mod protocol;
+pub mod security;
 pub mod ws;
 
 use crate::game::lobby::LobbyHandle;
@@ -116,9 +118,12 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// The whole application: [`router`] plus the static files of the browser client under
-/// `/static`, read from `static_dir`.
+/// `/static`, read from `static_dir`, every response with the hardening headers
+/// ([`security`]).
 pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
-    router(state).nest_service("/static", pages::static_files(static_dir))
+    security::with_security_headers(
+        router(state).nest_service("/static", pages::static_files(static_dir)),
+    )
 }
 
 /// The whole application's routes.
@@ -132,6 +137,8 @@ pub fn router(state: AppState) -> Router {
         .merge(api::router())
         .merge(pages::router())
         .merge(lobby::router())
+        .fallback(fallback::not_found)
+        .method_not_allowed_fallback(fallback::method_not_allowed)
         // Bodies are read by the JSON extractor, which answers one over the limit with the
         // API's `body_too_large` (`extract::JsonBody`).
         .layer(DefaultBodyLimit::max(64 * 1024))

@@ -6,12 +6,16 @@
 //! attributes, filled into the templates' `{{key}}` placeholders). The scripts in `static/` do
 //! the rest from the JSON API and the game WebSocket. Every text that comes from a user or
 //! the URL goes through [`escape`]; nothing else is interpolated.
+//!
+//! A game or replay page for a game that does not exist, and every path no route serves
+//! (`web::fallback`), is a small error page ([`error_page`]) with its status.
 
 use super::auth::MaybeUser;
 use super::AppState;
 use crate::rules::Variant;
-use axum::extract::Path;
-use axum::http::header;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -42,6 +46,7 @@ const LOBBY: &str = include_str!("../../templates/lobby.html");
 const GAME: &str = include_str!("../../templates/game.html");
 const REPLAY: &str = include_str!("../../templates/replay.html");
 const PLAYER: &str = include_str!("../../templates/player.html");
+const ERROR: &str = include_str!("../../templates/error.html");
 
 /// Fills a template's `{{key}}` placeholders with the given values, which the caller has
 /// already escaped (or built from escaped parts). A placeholder with no value is left as it
@@ -131,16 +136,97 @@ async fn lobby(user: MaybeUser) -> Response {
     page("Lobby", &user, &lobby_body(), "lobby.js")
 }
 
-async fn game_page(user: MaybeUser, Path(game_id): Path<Uuid>) -> Response {
-    page("Game", &user, &game_body(game_id), "game.js")
+/// A small HTML page saying what went wrong, with a link home, answered with `status`. It is
+/// answered where no user is looked up, so its navigation names nobody, and its module is
+/// the one without effects of its own (`common.js`).
+pub fn error_page(status: StatusCode, heading: &str, detail: &str) -> Response {
+    let body = fill(
+        ERROR,
+        &[
+            ("status", status.as_str()),
+            ("heading", &escape(heading)),
+            ("detail", &escape(detail)),
+        ],
+    );
+    let html = fill(
+        LAYOUT,
+        &[
+            ("title", &escape(heading)),
+            ("script", "common.js"),
+            ("who", ""),
+            ("body", &body),
+        ],
+    );
+    (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
-async fn replay_page(user: MaybeUser, Path(game_id): Path<Uuid>) -> Response {
-    page("Replay", &user, &replay_body(game_id), "replay.js")
+/// The answer to a game or replay page of a game that does not exist: the page itself would
+/// wait for a game socket that never opens.
+fn no_such_game() -> Response {
+    error_page(
+        StatusCode::NOT_FOUND,
+        "No such game",
+        "There is no game at this address.",
+    )
 }
 
-async fn player_page(user: MaybeUser, Path(name): Path<String>) -> Response {
-    page(&name, &user, &player_body(&name), "player.js")
+/// The game a page's path names, if it names one the server has. A path that is not a game
+/// id names none. A store that cannot be asked does not make a game missing: the page is
+/// served, and its script says when the server is back.
+async fn existing_game(
+    state: &AppState,
+    path: Result<Path<String>, PathRejection>,
+) -> Option<Uuid> {
+    let game_id: Uuid = path.ok()?.0.parse().ok()?;
+    if state.games.get(game_id).is_some() {
+        return Some(game_id);
+    }
+    match state.store.load_game(game_id).await {
+        Ok(found) => found.map(|_| game_id),
+        Err(_) => Some(game_id),
+    }
+}
+
+/// The page of the game the path names (`title`, its body from `body`, its module
+/// `script`), or [`no_such_game`].
+async fn game_of_path(
+    state: &AppState,
+    user: &MaybeUser,
+    path: Result<Path<String>, PathRejection>,
+    (title, body, script): (&str, fn(Uuid) -> String, &str),
+) -> Response {
+    match existing_game(state, path).await {
+        Some(game_id) => page(title, user, &body(game_id), script),
+        None => no_such_game(),
+    }
+}
+
+async fn game_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    game_of_path(&state, &user, path, ("Game", game_body, "game.js")).await
+}
+
+async fn replay_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    game_of_path(&state, &user, path, ("Replay", replay_body, "replay.js")).await
+}
+
+async fn player_page(user: MaybeUser, path: Result<Path<String>, PathRejection>) -> Response {
+    match path {
+        Ok(Path(name)) => page(&name, &user, &player_body(&name), "player.js"),
+        // Only a name that is not UTF-8 once decoded: it names nobody.
+        Err(_) => error_page(
+            StatusCode::NOT_FOUND,
+            "No such player",
+            "There is no player at this address.",
+        ),
+    }
 }
 
 /// The page routes.
@@ -152,9 +238,13 @@ pub fn router() -> Router<AppState> {
         .route("/player/{name}", get(player_page))
 }
 
-/// The static files (`static/` by default) under `/static`.
-pub fn static_files(dir: &FsPath) -> ServeDir {
+/// The static files (`static/` by default) under `/static`. A missing file, or a method other
+/// than GET or HEAD, is answered as any path no route serves (`web::fallback`), not with
+/// `ServeDir`'s empty 404 and 405.
+pub fn static_files(dir: &FsPath) -> ServeDir<super::fallback::StaticMiss> {
     ServeDir::new(dir)
+        .call_fallback_on_method_not_allowed(true)
+        .fallback(super::fallback::StaticMiss)
 }
 
 #[cfg(test)]
@@ -170,6 +260,7 @@ mod tests {
             game_body(id),
             replay_body(id),
             player_body("<alice>"),
+            fill(ERROR, &[("status", "404"), ("heading", ""), ("detail", "")]),
         ] {
             let html = layout_html("<title>", &signed_out, &body, "x.js");
             assert!(!html.contains("{{"), "{html}");

@@ -48,6 +48,9 @@ async fn accounts_sessions_and_guests() {
         ("admin", "reserved_username"),
         ("Guest99", "reserved_username"),
         ("<script>", "invalid_username"),
+        // Refused, not trimmed into another name.
+        (" Carol ", "invalid_username"),
+        ("Carol\n", "invalid_username"),
     ] {
         let response = other
             .post(
@@ -151,6 +154,19 @@ async fn games_are_validated_and_listed() {
             json!({ "variant": "suicide", "clock": { "minutes": -3, "increment": 0 } }),
             "invalid_clock",
         ),
+        // Shorter than the shortest clock: a quarter of a minute, or an increment alone.
+        (
+            json!({ "variant": "suicide", "clock": { "minutes": 0.0001, "increment": 0 } }),
+            "invalid_clock",
+        ),
+        (
+            json!({ "variant": "suicide", "clock": { "minutes": 0.2, "increment": 3 } }),
+            "invalid_clock",
+        ),
+        (
+            json!({ "variant": "suicide", "clock": { "minutes": 0, "increment": 0 } }),
+            "invalid_clock",
+        ),
         (
             json!({ "variant": "suicide", "clock": null, "color": "green" }),
             "invalid_color",
@@ -162,6 +178,12 @@ async fn games_are_validated_and_listed() {
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(response.json()["error"], code, "{body}");
+    }
+    for shortest in [
+        json!({ "minutes": 0.25, "increment": 0 }),
+        json!({ "minutes": 0, "increment": 1 }),
+    ] {
+        alice.create_game("suicide", shortest, "random").await;
     }
     let game_id = alice
         .create_game("suicide", json!({ "minutes": 3, "increment": 2 }), "random")
@@ -181,6 +203,18 @@ async fn games_are_validated_and_listed() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(late.json()["error"], "game_already_started");
+    // An undecided game's result is `*`, as in its export.
+    let record = carol
+        .client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(
+        (&record["status"], &record["result"]),
+        (&json!("active"), &json!("*")),
+        "{record}"
+    );
 
     // History lists games the user played: open challenges nobody accepted do not count.
     alice.create_game("chazz", Value::Null, "white").await;
@@ -483,5 +517,231 @@ async fn logging_out_closes_the_sockets_of_that_session_only() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(snapshot["game"]["you"], Value::Null, "{snapshot}");
+    server.stop().await;
+}
+
+/// Asks for a WebSocket upgrade of `path` as a browser on the page `origin` would (with the
+/// session cookie, if any) and returns the status and the body parsed as JSON (Null if it is
+/// not JSON, as after 101). Only the answer's head and body are read: an accepted socket is
+/// dropped at once.
+async fn upgrade(
+    addr: &str,
+    path: &str,
+    cookie: Option<&str>,
+    origin: Option<&str>,
+) -> (u16, Value) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let mut stream = tokio::io::BufReader::new(stream);
+    let mut request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    );
+    if let Some(cookie) = cookie {
+        request.push_str(&format!("Cookie: {cookie}\r\n"));
+    }
+    if let Some(origin) = origin {
+        request.push_str(&format!("Origin: {origin}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream
+        .get_mut()
+        .write_all(request.as_bytes())
+        .await
+        .unwrap_or_else(|e| panic!("write: {e}"));
+    let mut status = 0;
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        let read = tokio::time::timeout(WAIT, stream.read_line(&mut line))
+            .await
+            .unwrap_or_else(|_| panic!("no answer to the upgrade of {path}"))
+            .unwrap_or_else(|e| panic!("read: {e}"));
+        let line = line.trim_end();
+        if read == 0 || line.is_empty() {
+            break;
+        }
+        if let Some(rest) = line.strip_prefix("HTTP/1.1 ") {
+            status = rest.get(..3).and_then(|s| s.parse().ok()).unwrap_or(0);
+        } else if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    if status != 101 {
+        stream
+            .read_exact(&mut body)
+            .await
+            .unwrap_or_else(|e| panic!("read: {e}"));
+    }
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_are_refused_to_pages_of_other_origins() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let game_id = alice.create_game("suicide", Value::Null, "white").await;
+    let cookie = alice.client.cookie.clone().unwrap_or_default();
+    // Another site, and another port of this very host (the same site to a browser, which
+    // sends it the cookie).
+    let port = server.addr.rsplit(':').next().unwrap_or_default();
+    let other_port = if port == "1" { "2" } else { "1" };
+    let foreign = [
+        "http://evil.example".to_string(),
+        format!("http://127.0.0.1:{other_port}"),
+        "null".to_string(),
+    ];
+    let own = format!("http://{}", server.addr);
+    for path in [
+        format!("/ws/game/{game_id}"),
+        "/ws/games".into(),
+        "/ws/lobby".into(),
+    ] {
+        for origin in &foreign {
+            let (status, body) = upgrade(&server.addr, &path, Some(&cookie), Some(origin)).await;
+            assert_eq!(
+                (status, body["error"].as_str()),
+                (403, Some("cross_origin")),
+                "{path} from {origin}: {body}"
+            );
+        }
+        // This site's pages, and programs, which name no origin.
+        for origin in [Some(own.as_str()), None] {
+            let (status, body) = upgrade(&server.addr, &path, Some(&cookie), origin).await;
+            assert_eq!(status, 101, "{path} from {origin:?}: {body}");
+        }
+    }
+    // The refused lobby socket posted nothing, and the refused game socket did not resign.
+    let record = alice
+        .client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "waiting", "{record}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_has_the_hardening_headers_and_errors_have_their_shape() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut alice = server.guest().await;
+    let game_id = alice.create_game("chazz", Value::Null, "white").await;
+    let client = &mut alice.client;
+    let get = |path: String| {
+        let mut client = client.clone();
+        async move {
+            client
+                .get(&path)
+                .await
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+        }
+    };
+    for path in [
+        "/",
+        "/static/style.css",
+        "/api/variants",
+        "/nowhere",
+        "/api/nowhere",
+    ] {
+        let answer = get(path.to_string()).await;
+        let csp = answer.header("content-security-policy").unwrap_or_default();
+        for directive in [
+            "script-src 'self'",
+            "style-src 'self'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(csp.contains(directive), "{path}: {csp}");
+        }
+        assert!(
+            !csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"),
+            "{csp}"
+        );
+        for (name, value) in [
+            ("x-frame-options", "DENY"),
+            ("x-content-type-options", "nosniff"),
+            ("referrer-policy", "same-origin"),
+        ] {
+            assert_eq!(answer.header(name), Some(value), "{path}: {name}");
+        }
+        assert!(
+            answer
+                .header("permissions-policy")
+                .is_some_and(|p| p.contains("camera=()")),
+            "{path}"
+        );
+    }
+
+    // Pages: served for a game that exists, a small page saying so for one that does not.
+    let missing = uuid::Uuid::new_v4();
+    for (path, status, says) in [
+        (format!("/game/{game_id}"), 200, "data-game-id"),
+        (format!("/replay/{game_id}"), 200, "data-game-id"),
+        (format!("/game/{missing}"), 404, "No such game"),
+        (format!("/replay/{missing}"), 404, "No such game"),
+        ("/game/not-a-game".to_string(), 404, "No such game"),
+        ("/game/%3Cb%3E".to_string(), 404, "No such game"),
+        ("/nowhere".to_string(), 404, "Not found"),
+        ("/static/nothing.js".to_string(), 404, "Not found"),
+    ] {
+        let answer = get(path.clone()).await;
+        assert_eq!(answer.status, status, "{path}: {}", answer.body);
+        assert!(answer.body.contains(says), "{path}: {}", answer.body);
+        assert!(
+            answer
+                .header("content-type")
+                .is_some_and(|t| t.starts_with("text/html")),
+            "{path}"
+        );
+        assert!(!answer.body.contains("<b>"), "{path} echoes its input");
+        if status == 404 {
+            assert!(answer.body.contains("href=\"/\""), "{path}: no link home");
+        }
+    }
+    // The API and the sockets answer in JSON.
+    for path in ["/api/nowhere", "/api", "/ws/nowhere", "/api/users/x/y/z"] {
+        let answer = get(path.to_string()).await;
+        assert_eq!(answer.status, 404, "{path}: {}", answer.body);
+        assert_eq!(
+            answer.json()["error"],
+            "not_found",
+            "{path}: {}",
+            answer.body
+        );
+        assert!(answer.json()["message"].is_string(), "{path}");
+    }
+    // A method a route does not take: JSON under /api, a page elsewhere, both saying which
+    // methods it takes.
+    for (method, path, json) in [
+        ("DELETE", "/api/games", true),
+        ("PUT", "/api/me", true),
+        ("GET", "/api/auth/logout", true),
+        ("POST", "/", false),
+        ("DELETE", "/static/style.css", false),
+    ] {
+        let answer = client
+            .request(method, path, None)
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(answer.status, 405, "{method} {path}: {}", answer.body);
+        assert!(answer.header("allow").is_some(), "{method} {path}");
+        if json {
+            assert_eq!(
+                answer.json()["error"],
+                "method_not_allowed",
+                "{method} {path}"
+            );
+        } else {
+            assert!(
+                answer.body.contains("Method not allowed"),
+                "{method} {path}"
+            );
+        }
+    }
     server.stop().await;
 }
