@@ -7,6 +7,8 @@ use crate::game::lobby::{LobbyHandle, LobbySettings};
 use crate::game::{GameSettings, Games};
 use crate::metrics::Metrics;
 use crate::store::{GameWriter, Store};
+use crate::web::limits::Limiters;
+use crate::web::proxy::Site;
 use crate::web::{self, AppState};
 use axum::serve::ListenerExt;
 use std::future::Future;
@@ -57,6 +59,8 @@ impl App {
             tracing::info!(restored, "restored unfinished games");
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let limits = Arc::new(Limiters::new(&config.rate_limits));
+        limits.spawn_sweeper();
         Ok(App {
             state: AppState {
                 store,
@@ -66,6 +70,11 @@ impl App {
                 commit_stats,
                 shutdown: shutdown_rx,
                 sockets: TaskTracker::new(),
+                site: Arc::new(Site::new(
+                    config.public_url.clone(),
+                    config.trusted_proxies.clone(),
+                )),
+                limits,
             },
             static_dir: config.static_dir.clone(),
             shutdown_tx,
@@ -90,11 +99,13 @@ impl App {
                 tracing::debug!(cause = %e, "could not set TCP_NODELAY");
             }
         });
-        // `into_make_service` hands each connection a clone of one shared router. Serving the
-        // `Router` itself rebuilds its whole route table for every connection (axum 0.8's
+        // `into_make_service_with_connect_info` hands each connection a clone of one shared
+        // router, with the peer's address that rate limits are keyed by. Serving the `Router`
+        // itself rebuilds its whole route table for every connection (axum 0.8's
         // per-connection `with_state(())`), a tenth of the server's CPU when games start and
         // end at a high rate.
-        let served = axum::serve(listener, router.into_make_service())
+        let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+        let served = axum::serve(listener, service)
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 tracing::info!("shutting down");

@@ -50,7 +50,13 @@ fn serve(args: &[String]) -> ExitCode {
         }
     };
     telemetry::init();
-    let config = config::Config::from_env(bind);
+    let config = match config::Config::from_env(bind) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {

@@ -13,6 +13,8 @@
 use super::auth::CurrentUser;
 use super::error::ApiError;
 use super::extract::{GameIdPath, JsonBody, PathParam, QueryParams};
+use super::limits::Action;
+use super::proxy::ClientInfo;
 use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
@@ -81,6 +83,7 @@ pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
 async fn create_game(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
+    client: ClientInfo,
     JsonBody(body): JsonBody<CreateGame>,
 ) -> Result<Response, ApiError> {
     let variant = playable_variant(&body.variant)?;
@@ -103,6 +106,8 @@ async fn create_game(
         time_control,
         rated: false,
     };
+    // Last, so that a request refused for its terms costs nothing.
+    state.limits.check(Action::CreateGame, &client)?;
     let game_id = state.games.create_open(seat, terms, color).await?;
     Ok((
         StatusCode::CREATED,

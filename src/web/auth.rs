@@ -11,15 +11,22 @@
 //!
 //! A logout also closes the game and lobby sockets opened with its session
 //! ([`SessionCache::logout_signal`]), so a signed-out browser tab cannot go on playing.
+//!
+//! Guests, registrations and logins are rate-limited per client address, and logins also per
+//! username (`web::limits`). A login does the same argon2 work whether or not the name exists
+//! (an unknown name is checked against [`dummy_hash`]), so its time does not tell which
+//! names do.
 
 use super::error::ApiError;
 use super::extract::JsonBody;
+use super::limits::Action;
+use super::proxy::{ClientInfo, Site};
 use super::AppState;
 use crate::store::User;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use axum::extract::{FromRequestParts, State};
-use axum::http::header::{COOKIE, HOST, ORIGIN, SET_COOKIE, UPGRADE};
+use axum::http::header::{COOKIE, ORIGIN, SET_COOKIE, UPGRADE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
@@ -162,13 +169,37 @@ async fn hash_password(password: String) -> Result<String, ApiError> {
     .await
 }
 
-async fn verify_password(password: String, hash: String) -> Result<bool, ApiError> {
+/// A hash of a password nobody knows, made once with the same parameters as every stored one:
+/// a login for a name that does not exist (or a guest, who has no password) is checked
+/// against it, so it costs what a wrong password for a real name costs.
+fn dummy_hash() -> Result<String, ApiError> {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(hash) = DUMMY.get() {
+        return Ok(hash.clone());
+    }
+    let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
+    let unknowable = hex::encode(rand::thread_rng().gen::<[u8; 32]>());
+    let hash = Argon2::default()
+        .hash_password(unknowable.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| ApiError::Internal(format!("hashing failed: {e}")))?;
+    Ok(DUMMY.get_or_init(|| hash).clone())
+}
+
+/// Checks `password` against `hash`, or against [`dummy_hash`] when there is none (and then
+/// answers false).
+async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
     password_work(move || {
+        let (hash, real) = match hash {
+            Some(hash) => (hash, true),
+            None => (dummy_hash()?, false),
+        };
         let parsed = PasswordHash::new(&hash)
             .map_err(|e| ApiError::Internal(format!("bad stored hash: {e}")))?;
-        Ok(Argon2::default()
+        let matches = Argon2::default()
             .verify_password(password.as_bytes(), &parsed)
-            .is_ok())
+            .is_ok();
+        Ok(real && matches)
     })
     .await
 }
@@ -439,8 +470,22 @@ impl From<&User> for Me {
     }
 }
 
+/// The session cookie's attributes: `Secure` when the site is reached over https
+/// ([`Site::secure_cookies`]), so the token never travels in clear.
+fn cookie_attributes(site: &Site, client: &ClientInfo) -> &'static str {
+    if site.secure_cookies(client) {
+        "Path=/; HttpOnly; SameSite=Lax; Secure"
+    } else {
+        "Path=/; HttpOnly; SameSite=Lax"
+    }
+}
+
 /// Starts a session for `user` and answers with the cookie and the user.
-async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiError> {
+async fn start_session(
+    state: &AppState,
+    client: &ClientInfo,
+    user: &User,
+) -> Result<Response, ApiError> {
     let token = hex::encode(rand::thread_rng().gen::<[u8; 32]>());
     let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
     state
@@ -448,7 +493,8 @@ async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiErr
         .create_session(user.user_id, &token_hash(&token), expires)
         .await?;
     let cookie = format!(
-        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+        "{SESSION_COOKIE}={token}; {}; Max-Age={}",
+        cookie_attributes(&state.site, client),
         SESSION_DAYS * 86_400
     );
     let mut response = Json(Me::from(user)).into_response();
@@ -459,46 +505,54 @@ async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiErr
 
 async fn register(
     State(state): State<AppState>,
+    client: ClientInfo,
     JsonBody(body): JsonBody<Credentials>,
 ) -> Result<Response, ApiError> {
     let username = Username::parse(&body.username)?;
     validate_password(&body.password)?;
+    // After validation, so that a typo costs nothing; before the hashing it would waste.
+    state.limits.check(Action::Register, &client)?;
     let hash = hash_password(body.password).await?;
     let user = state
         .store
         .create_user(username.as_str(), Some(&hash), false)
         .await?;
-    start_session(&state, &user).await
+    start_session(&state, &client, &user).await
 }
 
 async fn login(
     State(state): State<AppState>,
+    client: ClientInfo,
     JsonBody(body): JsonBody<Credentials>,
 ) -> Result<Response, ApiError> {
-    let user = state
-        .store
-        .user_by_name(body.username.trim())
-        .await?
-        .ok_or(ApiError::BadCredentials)?;
-    let hash = state
-        .store
-        .password_hash(user.user_id)
-        .await?
-        .ok_or(ApiError::BadCredentials)?;
-    if !verify_password(body.password, hash).await? {
-        return Err(ApiError::BadCredentials);
-    }
-    start_session(&state, &user).await
+    let name = body.username.trim();
+    state.limits.login_attempt(name, &client)?;
+    let user = state.store.user_by_name(name).await?;
+    let hash = match &user {
+        Some(user) => state.store.password_hash(user.user_id).await?,
+        None => None,
+    };
+    let verified = verify_password(body.password, hash).await?;
+    let user = match user {
+        Some(user) if verified => user,
+        _ => {
+            state.limits.login_failed(name, &client);
+            return Err(ApiError::BadCredentials);
+        }
+    };
+    state.limits.login_succeeded(name);
+    start_session(&state, &client, &user).await
 }
 
-async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
+async fn guest(State(state): State<AppState>, client: ClientInfo) -> Result<Response, ApiError> {
+    state.limits.check(Action::CreateGuest, &client)?;
     // Four digits first, more if the short names run out.
     for attempt in 0..8u32 {
         let digits = 4 + attempt / 2;
         let number = rand::thread_rng().gen_range(0..10u64.pow(digits));
         let name = format!("Guest{number:0width$}", width = digits as usize);
         match state.store.create_user(&name, None, true).await {
-            Ok(user) => return start_session(&state, &user).await,
+            Ok(user) => return start_session(&state, &client, &user).await,
             Err(crate::store::StoreError::UsernameTaken) => continue,
             Err(e) => return Err(e.into()),
         }
@@ -514,10 +568,15 @@ async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
 /// site (another port of the same host is the same site): refused before the upgrade.
 /// Browsers name the page's origin on every POST and every upgrade; programs (the load tool,
 /// curl) name none and are let through.
-pub async fn refuse_cross_origin(request: axum::extract::Request, next: Next) -> Response {
+pub async fn refuse_cross_origin(
+    State(state): State<AppState>,
+    client: ClientInfo,
+    request: axum::extract::Request,
+    next: Next,
+) -> Response {
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD);
     let opens_socket = is_websocket_upgrade(request.headers());
-    if (changes_state || opens_socket) && !same_origin(request.headers()) {
+    if (changes_state || opens_socket) && !same_origin(request.headers(), &state.site, &client) {
         let message = if opens_socket {
             "sockets must be opened from this site's pages"
         } else {
@@ -544,31 +603,67 @@ fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
         .any(|protocol| protocol.trim().eq_ignore_ascii_case("websocket"))
 }
 
-/// True without an `Origin` header, or when its host is the request's `Host`.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// True without an `Origin` header, or when it names the site: its public URL's origin when
+/// `PUBLIC_URL` is set (whatever `Host` a proxy passes on), else the host the request was
+/// made to ([`ClientInfo::host`]: the `Host` header, or a trusted proxy's
+/// `X-Forwarded-Host`) with, when a trusted proxy says, its scheme.
+pub fn same_origin(headers: &HeaderMap, site: &Site, client: &ClientInfo) -> bool {
     let Some(origin) = headers.get(ORIGIN) else {
         return true;
     };
-    let origin_host = origin
+    let Some(origin) = origin
         .to_str()
         .ok()
-        .and_then(|o| o.split_once("://"))
-        .map(|(_, host)| host);
-    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
-    matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
+        .and_then(|o| url::Url::parse(o).ok())
+        .map(|url| url.origin())
+        .filter(url::Origin::is_tuple)
+    else {
+        return false;
+    };
+    if let Some(public) = site.public_url() {
+        return origin.ascii_serialization() == public.origin();
+    }
+    let serialized = origin.ascii_serialization();
+    let Some((scheme, host)) = serialized.split_once("://") else {
+        return false;
+    };
+    let scheme_agrees = match client.forwarded_https {
+        Some(https) => https == (scheme == "https"),
+        None => true,
+    };
+    scheme_agrees
+        && client
+            .host
+            .as_deref()
+            .is_some_and(|asked| same_host(host, asked, scheme))
 }
 
-async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+/// Whether `origin_host` (as an origin serializes it: lower case, no default port) is the
+/// `Host` header's `asked`, which may name the default port or use capitals.
+fn same_host(origin_host: &str, asked: &str, scheme: &str) -> bool {
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    let asked = asked.to_ascii_lowercase();
+    let asked = asked.strip_suffix(default_port).unwrap_or(&asked);
+    origin_host == asked
+}
+
+async fn logout(
+    State(state): State<AppState>,
+    client: ClientInfo,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(token) = session_token(&headers) {
         let hash = token_hash(&token);
         state.sessions.forget(&hash);
         state.store.delete_session(&hash).await?;
     }
     let mut response = Json(serde_json::json!({ "ok": true })).into_response();
-    response.headers_mut().insert(
-        SET_COOKIE,
-        HeaderValue::from_static("oddboard_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"),
+    let cookie = format!(
+        "{SESSION_COOKIE}=; {}; Max-Age=0",
+        cookie_attributes(&state.site, &client)
     );
+    let value = HeaderValue::from_str(&cookie).map_err(|e| ApiError::Internal(e.to_string()))?;
+    response.headers_mut().insert(SET_COOKIE, value);
     Ok(response)
 }
 
@@ -690,6 +785,83 @@ mod tests {
         ] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    fn origin_headers(origin: &'static str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(ORIGIN, HeaderValue::from_static(origin));
+        headers
+    }
+
+    fn client_to(host: &str, forwarded_https: Option<bool>) -> ClientInfo {
+        ClientInfo {
+            ip: std::net::IpAddr::from([192, 0, 2, 1]),
+            forwarded_https,
+            host: Some(host.to_string()),
+        }
+    }
+
+    #[test]
+    fn without_a_public_url_the_origin_is_the_host_asked_for() {
+        let site = Site::default();
+        let local = client_to("LocalHost:8080", None);
+        assert!(same_origin(&HeaderMap::new(), &site, &local));
+        assert!(same_origin(
+            &origin_headers("http://localhost:8080"),
+            &site,
+            &local
+        ));
+        assert!(!same_origin(
+            &origin_headers("http://localhost:8081"),
+            &site,
+            &local
+        ));
+        assert!(!same_origin(
+            &origin_headers("http://evil.example"),
+            &site,
+            &local
+        ));
+        assert!(!same_origin(&origin_headers("null"), &site, &local));
+        // The default port may be named in `Host` and not in `Origin`.
+        let default_port = client_to("chess.example.org:443", Some(true));
+        assert!(same_origin(
+            &origin_headers("https://chess.example.org"),
+            &site,
+            &default_port
+        ));
+        // A trusted proxy that says https rules out an http page, and the other way round.
+        assert!(!same_origin(
+            &origin_headers("http://chess.example.org:443"),
+            &site,
+            &default_port
+        ));
+    }
+
+    #[test]
+    fn a_public_url_fixes_the_origin_whatever_the_host() {
+        let site = Site::new("https://chess.example.org".parse().ok(), Vec::new());
+        // A proxy that rewrote `Host` to its upstream's name.
+        let rewritten = client_to("127.0.0.1:8080", None);
+        assert!(same_origin(
+            &origin_headers("https://chess.example.org"),
+            &site,
+            &rewritten
+        ));
+        assert!(same_origin(
+            &origin_headers("https://Chess.Example.org:443"),
+            &site,
+            &rewritten
+        ));
+        assert!(!same_origin(
+            &origin_headers("http://chess.example.org"),
+            &site,
+            &rewritten
+        ));
+        assert!(!same_origin(
+            &origin_headers("http://127.0.0.1:8080"),
+            &site,
+            &rewritten
+        ));
     }
 
     #[test]

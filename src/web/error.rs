@@ -2,6 +2,7 @@
 //! body `{"error": "<stable_snake_case_code>", "message": "<for people>"}`. Server-side
 //! failures are logged with their cause and answered with a generic message.
 
+use super::limits::RateLimited;
 use crate::game::GameError;
 use crate::store::StoreError;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
@@ -30,6 +31,8 @@ pub enum ApiError {
         code: &'static str,
         message: String,
     },
+    /// Over a rate limit (`web::limits`): 429 with `Retry-After`.
+    RateLimited(RateLimited),
     Game(GameError),
     Store(StoreError),
     /// Anything else that went wrong on our side.
@@ -70,6 +73,11 @@ impl ApiError {
                 code,
                 message,
             } => (*status, code, message.clone()),
+            ApiError::RateLimited(limited) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                limited.message(),
+            ),
             ApiError::Game(e) => {
                 let status = match e {
                     GameError::NotFound => StatusCode::NOT_FOUND,
@@ -102,7 +110,21 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::error!(error = ?self, "request failed");
         }
-        (status, Json(json!({ "error": code, "message": message }))).into_response()
+        let mut response =
+            (status, Json(json!({ "error": code, "message": message }))).into_response();
+        if let ApiError::RateLimited(limited) = &self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                limited.retry_after_seconds().into(),
+            );
+        }
+        response
+    }
+}
+
+impl From<RateLimited> for ApiError {
+    fn from(limited: RateLimited) -> Self {
+        ApiError::RateLimited(limited)
     }
 }
 

@@ -15,9 +15,12 @@
 use super::auth::{CurrentUser, LogoutSignal, MaybeUser};
 use super::error::ApiError;
 use super::extract::{JsonBody, PathParam, QueryParams};
+use super::limits::{rate_limited_close, Action, Admission, FrameGate, RateLimited, SocketKind};
 use super::protocol::ErrorMsg;
-use super::ws::{open_socket, MAX_CLIENT_MESSAGE};
+use super::proxy::ClientInfo;
+use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
+use crate::game::lobby::command::parse_line;
 use crate::game::lobby::{
     LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, SeekRequest, Which,
 };
@@ -70,9 +73,36 @@ struct CommandLine {
     line: String,
 }
 
+/// Carries out a lobby command (or the error of a line that did not parse) for `user`, once
+/// it has passed `client`'s lobby limit, and, for one that can start a game (`seek`,
+/// `match`, `rematch`), its game limit too.
+///
+/// # Errors
+/// Over a limit: the command is not carried out.
+async fn carry_out(
+    state: &AppState,
+    user: LobbyUser,
+    client: &ClientInfo,
+    command: Result<LobbyCmd, LobbyError>,
+) -> Result<Result<LobbyReply, LobbyError>, RateLimited> {
+    state.limits.check(Action::LobbyCommand, client)?;
+    let starts_a_game = matches!(
+        command,
+        Ok(LobbyCmd::Seek(_) | LobbyCmd::Match(_) | LobbyCmd::Rematch)
+    );
+    if starts_a_game {
+        state.limits.check(Action::CreateGame, client)?;
+    }
+    Ok(match command {
+        Ok(command) => state.lobby.command(user, command).await,
+        Err(e) => Err(e),
+    })
+}
+
 async fn command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
+    client: ClientInfo,
     JsonBody(body): JsonBody<CommandLine>,
 ) -> Result<Json<Value>, ApiError> {
     if body.line.len() > MAX_CLIENT_MESSAGE {
@@ -81,25 +111,25 @@ async fn command(
             "a command line is at most 4 KiB",
         ));
     }
-    let result = state
-        .lobby
-        .command_line(lobby_user(&user), &body.line)
-        .await;
+    let command = parse_line(&body.line);
+    let result = carry_out(&state, lobby_user(&user), &client, command).await?;
     Ok(Json(Value::Object(reply_json(&result))))
 }
 
 async fn json_command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
+    client: ClientInfo,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<Value>, ApiError> {
     let message =
         parse_lobby_msg(body).map_err(|(code, message)| ApiError::invalid(code, message))?;
-    let result = match message {
+    let command = match message {
         LobbyClientMsg::Ping => return Ok(Json(json!({ "ok": true, "reply": "pong" }))),
-        LobbyClientMsg::Command(command) => state.lobby.command(lobby_user(&user), command).await,
-        LobbyClientMsg::Line(line) => state.lobby.command_line(lobby_user(&user), &line).await,
+        LobbyClientMsg::Command(command) => Ok(command),
+        LobbyClientMsg::Line(line) => parse_line(&line),
     };
+    let result = carry_out(&state, lobby_user(&user), &client, command).await?;
     Ok(Json(Value::Object(reply_json(&result))))
 }
 
@@ -349,21 +379,32 @@ pub fn parse_lobby_msg(value: Value) -> Result<LobbyClientMsg, (&'static str, St
 pub async fn lobby_socket(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
+    client: ClientInfo,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let user = lobby_user(&user);
-    let viewer = Some(user.user_id);
+    let opening = SocketOpening {
+        viewer: Some(user.user_id),
+        headers: &headers,
+        client: &client,
+        kind: SocketKind::Lobby,
+    };
+    let peer = client.clone();
     open_socket(
         state,
         upgrade,
-        viewer,
-        &headers,
-        move |socket, state, logout| async move {
+        opening,
+        move |socket, state, logout, gate| async move {
             match state.lobby.connect(user.clone()).await {
                 Ok(connection) => {
                     let id = connection.id;
-                    if let Err(e) = serve_socket(socket, &state, &user, connection, logout).await {
+                    let asker = Asker {
+                        user: &user,
+                        client: &peer,
+                    };
+                    let served = serve_socket(socket, &state, asker, connection, logout, gate);
+                    if let Err(e) = served.await {
                         tracing::debug!(cause = %e, "lobby socket closed");
                     }
                     state.lobby.disconnect(user.user_id, id).await;
@@ -378,12 +419,20 @@ pub async fn lobby_socket(
     )
 }
 
+/// Whose lobby socket it is: the player, and the client address its limits are counted by.
+#[derive(Clone, Copy)]
+struct Asker<'a> {
+    user: &'a LobbyUser,
+    client: &'a ClientInfo,
+}
+
 async fn serve_socket(
     socket: WebSocket,
     state: &AppState,
-    user: &LobbyUser,
+    asker: Asker<'_>,
     mut connection: crate::game::lobby::LobbyConnection,
     logout: Option<LogoutSignal>,
+    gate: FrameGate,
 ) -> Result<(), axum::Error> {
     let (mut sink, mut stream) = socket.split();
     let mut closing = std::pin::pin!(state.closing(logout));
@@ -395,9 +444,21 @@ async fn serve_socket(
             biased;
             frame = stream.next() => {
                 let Some(frame) = frame else { break };
-                match frame? {
+                let frame = frame?;
+                match gate.admit_frame(&frame) {
+                    Admission::Admit => {}
+                    Admission::Refuse(error) => {
+                        sink.send(Message::Text(Utf8Bytes::from(error))).await?;
+                        continue;
+                    }
+                    Admission::Close => {
+                        let _ = sink.send(rate_limited_close()).await;
+                        break;
+                    }
+                }
+                match frame {
                     Message::Text(text) => {
-                        let reply = handle_frame(text.as_str(), state, user).await;
+                        let reply = handle_frame(text.as_str(), state, asker).await;
                         sink.send(Message::Text(Utf8Bytes::from(reply))).await?;
                     }
                     Message::Binary(_) => {
@@ -426,7 +487,7 @@ async fn serve_socket(
 }
 
 /// Handles one frame: always answers, with a `reply` or an `error` message.
-async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String {
+async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String {
     if text.len() > MAX_CLIENT_MESSAGE {
         let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
         return ErrorMsg::new("frame_too_large", &message).to_json();
@@ -436,14 +497,23 @@ async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String 
         Err(e) => return ErrorMsg::new("bad_message", &format!("not JSON: {e}")).to_json(),
     };
     let reference = value.get("ref").cloned();
-    let result = match parse_lobby_msg(value) {
+    let command = match parse_lobby_msg(value) {
         // A refused command answers its `ref` too, so that a client waiting on it hears.
         Err((code, message)) => {
             return ErrorMsg::new(code, &message).answering(reference).to_json()
         }
         Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
-        Ok(LobbyClientMsg::Command(command)) => state.lobby.command(user.clone(), command).await,
-        Ok(LobbyClientMsg::Line(line)) => state.lobby.command_line(user.clone(), &line).await,
+        Ok(LobbyClientMsg::Command(command)) => Ok(command),
+        Ok(LobbyClientMsg::Line(line)) => parse_line(&line),
+    };
+    let result = match carry_out(state, asker.user.clone(), asker.client, command).await {
+        Ok(result) => result,
+        Err(limited) => {
+            let message = limited.message();
+            return ErrorMsg::new("rate_limited", &message)
+                .answering(reference)
+                .to_json();
+        }
     };
     let mut out = Map::new();
     out.insert("t".into(), Value::String("reply".into()));

@@ -8,11 +8,13 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod fallback;
+pub mod limits;
 pub mod lobby;
 pub mod mux;
 pub mod pages;
 pub mod protocol;
 pub mod security;
+pub mod proxy;
 pub mod ws;
 
 use crate::game::lobby::LobbyHandle;
@@ -27,6 +29,7 @@ use axum::Router;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tokio_util::task::TaskTracker;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
@@ -44,6 +47,9 @@ pub struct AppState {
     /// an upgraded socket runs in a task of its own, which the runtime would cancel at exit
     /// before it had sent its close frame.
     pub sockets: TaskTracker,
+    /// The public URL and the trusted proxies: who each request's client is.
+    pub site: Arc<proxy::Site>,
+    pub limits: Arc<limits::Limiters>,
 }
 
 impl AppState {
@@ -128,7 +134,8 @@ pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
 
 /// The whole application's routes.
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    let sends_hsts = state.site.sends_hsts();
+    let router = Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/ws/game/{id}", get(ws::game_socket))
@@ -142,7 +149,18 @@ pub fn router(state: AppState) -> Router {
         // Bodies are read by the JSON extractor, which answers one over the limit with the
         // API's `body_too_large` (`extract::JsonBody`).
         .layer(DefaultBodyLimit::max(64 * 1024))
-        .layer(axum::middleware::from_fn(auth::refuse_cross_origin))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::refuse_cross_origin,
+        ))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .with_state(state);
+    if sends_hsts {
+        router.layer(SetResponseHeaderLayer::if_not_present(
+            header::STRICT_TRANSPORT_SECURITY,
+            header::HeaderValue::from_static(proxy::HSTS),
+        ))
+    } else {
+        router
+    }
 }

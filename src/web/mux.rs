@@ -19,8 +19,12 @@
 //!   the server from about one write per move to one per three.
 
 use super::auth::{LogoutSignal, MaybeUser};
+use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
 use super::protocol::{parse_mux_msg, ClientMsg, ErrorMsg, MuxClientMsg};
-use super::ws::{answer, error_json, frame_too_large, open_socket, MAX_CLIENT_MESSAGE};
+use super::proxy::ClientInfo;
+use super::ws::{
+    answer, error_json, frame_too_large, open_socket, SocketOpening, MAX_CLIENT_MESSAGE,
+};
 use super::AppState;
 use crate::game::{GameError, GameHandle};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -54,18 +58,24 @@ type PendingAnswer = BoxFuture<'static, (Uuid, Option<String>)>;
 pub async fn games_socket(
     State(state): State<AppState>,
     MaybeUser(user): MaybeUser,
+    client: ClientInfo,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let viewer = user.map(|u| u.user_id);
+    let opening = SocketOpening {
+        viewer,
+        headers: &headers,
+        client: &client,
+        kind: SocketKind::Multiplexed,
+    };
     open_socket(
         state,
         upgrade,
-        viewer,
-        &headers,
-        move |socket, state, logout| async move {
+        opening,
+        move |socket, state, logout, gate| async move {
             let mut mux = Multiplexer::new(viewer);
-            if let Err(e) = mux.serve(socket, &state, logout).await {
+            if let Err(e) = mux.serve(socket, &state, logout, gate).await {
                 tracing::debug!(cause = %e, "multiplexed socket closed");
             }
             mux.leave_all().await;
@@ -103,6 +113,7 @@ impl Multiplexer {
         mut socket: WebSocket,
         state: &AppState,
         logout: Option<LogoutSignal>,
+        gate: FrameGate,
     ) -> Result<(), axum::Error> {
         let mut closing = std::pin::pin!(state.closing(logout));
         loop {
@@ -112,7 +123,20 @@ impl Multiplexer {
                 biased;
                 frame = socket.recv(), if self.pending.len() < MAX_PENDING => {
                     let Some(frame) = frame else { break };
-                    match frame? {
+                    let frame = frame?;
+                    match gate.admit_frame(&frame) {
+                        Admission::Admit => {}
+                        // Sent at once: `continue` skips the write at the end of the loop.
+                        Admission::Refuse(error) => {
+                            socket.send(text_message(error)).await?;
+                            continue;
+                        }
+                        Admission::Close => {
+                            let _ = socket.send(rate_limited_close()).await;
+                            break;
+                        }
+                    }
+                    match frame {
                         Message::Text(text) => self.read_frame(state, text.as_str(), &mut socket).await?,
                         Message::Binary(_) => {
                             let error = ErrorMsg::new("bad_message", "send JSON text frames");

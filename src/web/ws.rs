@@ -9,11 +9,14 @@
 //! It also owns the frame limits and buffer sizes that every socket the server accepts
 //! shares, the lobby's included ([`with_socket_limits`]), and what the multiplexed socket
 //! (`web::mux`) shares with this one: the carrying out of one game message ([`answer`]). Every
-//! socket, the lobby's too, is opened by [`open_socket`].
+//! socket, the lobby's too, is opened by [`open_socket`], which holds it to its address's
+//! socket limit and hands it the [`FrameGate`] its frames pass (`web::limits`).
 
 use super::auth::{socket_logout_signal, LogoutSignal, MaybeUser};
 use super::extract::{GameIdPath, QueryParams};
+use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
 use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
+use super::proxy::ClientInfo;
 use super::AppState;
 use crate::game::{GameError, GameHandle, PlayerRequest};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -50,6 +53,7 @@ pub async fn game_socket(
     GameIdPath(game_id): GameIdPath,
     QueryParams(resume): QueryParams<ResumeQuery>,
     MaybeUser(user): MaybeUser,
+    client: ClientInfo,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -57,14 +61,21 @@ pub async fn game_socket(
         return super::error::ApiError::NotFound("game_not_found").into_response();
     };
     let viewer = user.map(|u| u.user_id);
+    let opening = SocketOpening {
+        viewer,
+        headers: &headers,
+        client: &client,
+        kind: SocketKind::Game,
+    };
     open_socket(
         state,
         upgrade,
-        viewer,
-        &headers,
-        move |socket, state, logout| async move {
+        opening,
+        move |socket, state, logout, gate| async move {
             handle.presence(viewer, true).await;
-            if let Err(e) = serve_socket(socket, &state, &handle, viewer, resume.v, logout).await {
+            let since = resume.v;
+            if let Err(e) = serve_socket(socket, &state, &handle, viewer, since, logout, gate).await
+            {
                 tracing::debug!(cause = %e, "game socket closed");
             }
             handle.presence(viewer, false).await;
@@ -72,28 +83,42 @@ pub async fn game_socket(
     )
 }
 
+/// Who is opening a socket, and which kind.
+pub(super) struct SocketOpening<'a> {
+    pub viewer: Option<Uuid>,
+    pub headers: &'a HeaderMap,
+    pub client: &'a ClientInfo,
+    pub kind: SocketKind,
+}
+
 /// Upgrades to one of the server's sockets (`/ws/game/{id}`, `/ws/games`, `/ws/lobby`), with
 /// [`with_socket_limits`]: it counts among the open connections while `serve` runs, and the
 /// server waits for it at shutdown. `serve` gets the signal of a signed-in viewer's logout,
-/// which must close it.
+/// which must close it, and the gate its frames pass. A client already holding its address's
+/// quota of sockets gets 429 `rate_limited` instead.
 pub(super) fn open_socket<Serve, Served>(
     state: AppState,
     upgrade: WebSocketUpgrade,
-    viewer: Option<Uuid>,
-    headers: &HeaderMap,
+    opening: SocketOpening<'_>,
     serve: Serve,
 ) -> Response
 where
-    Serve: FnOnce(WebSocket, AppState, Option<LogoutSignal>) -> Served + Send + 'static,
+    Serve: FnOnce(WebSocket, AppState, Option<LogoutSignal>, FrameGate) -> Served + Send + 'static,
     Served: std::future::Future<Output = ()> + Send,
 {
+    let gate = match state.limits.open_socket(opening.client, opening.kind) {
+        Ok(gate) => gate,
+        Err(limited) => return super::error::ApiError::from(limited).into_response(),
+    };
     // Only a signed-in viewer's socket closes at its session's logout.
-    let logout = viewer.and_then(|_| socket_logout_signal(&state, headers));
+    let logout = opening
+        .viewer
+        .and_then(|_| socket_logout_signal(&state, opening.headers));
     with_socket_limits(upgrade).on_upgrade(move |socket| async move {
         let _open = state.sockets.token();
         let metrics = state.games.metrics().clone();
         metrics.connections.fetch_add(1, Ordering::Relaxed);
-        serve(socket, state, logout).await;
+        serve(socket, state, logout, gate).await;
         metrics.connections.fetch_sub(1, Ordering::Relaxed);
     })
 }
@@ -118,6 +143,7 @@ async fn serve_socket(
     viewer: Option<Uuid>,
     since: Option<u64>,
     logout: Option<LogoutSignal>,
+    gate: FrameGate,
 ) -> Result<(), axum::Error> {
     // One task owns the socket whole: `select!` drops the pending read before a branch runs,
     // so a branch can write. Splitting it would put a lock around every read and write.
@@ -144,7 +170,19 @@ async fn serve_socket(
             biased;
             frame = socket.recv() => {
                 let Some(frame) = frame else { break };
-                match frame? {
+                let frame = frame?;
+                match gate.admit_frame(&frame) {
+                    Admission::Admit => {}
+                    Admission::Refuse(error) => {
+                        send_text(&mut socket, &error).await?;
+                        continue;
+                    }
+                    Admission::Close => {
+                        let _ = socket.send(rate_limited_close()).await;
+                        break;
+                    }
+                }
+                match frame {
                     Message::Text(text) => {
                         if let Some(reply) = handle_frame(text.as_str(), handle, viewer).await {
                             send_text(&mut socket, &reply).await?;

@@ -5,6 +5,7 @@
 
 mod browser;
 mod crash;
+mod limits;
 mod loadtest;
 mod lobby;
 mod mux;
