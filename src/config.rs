@@ -1,22 +1,36 @@
-//! Server configuration from the environment (and `--bind` on the command line).
+//! The server's settings: one plain struct, read from the command line with clap, each
+//! setting falling back to its environment variable and then to its default.
 //!
-//! | variable | default |
-//! | --- | --- |
-//! | `BIND_ADDR` | `0.0.0.0:8080` |
-//! | `DATABASE_URL` | `postgres://postgres@localhost:5432/oddboard` |
-//! | `STATIC_DIR` | `static` |
-//! | `RUST_LOG` | `info` (read by [`crate::telemetry`]) |
+//! | flag | variable | default |
+//! | --- | --- | --- |
+//! | `--bind` | `BIND_ADDR` | `0.0.0.0:8080` |
+//! | `--database-url` | `DATABASE_URL` | `postgres://postgres@localhost:5432/oddboard` |
+//! | `--static-dir` | `STATIC_DIR` | `static` |
+//! | | `RUST_LOG` | `info` (read by [`crate::telemetry`]) |
+//!
+//! A new setting is one more field with its `#[arg(long, env = "…")]` attribute (and its
+//! default in `impl Default`); `docs/operations.md` lists them all. An empty variable counts
+//! as unset (`crate::command::unset_empty_settings`).
 
 use std::fmt;
 use std::path::PathBuf;
 
 pub const DEFAULT_BIND: &str = "0.0.0.0:8080";
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@localhost:5432/oddboard";
+pub const DEFAULT_STATIC_DIR: &str = "static";
 
-#[derive(Clone)]
+#[derive(Clone, clap::Args)]
 pub struct Config {
+    /// Address and port the server listens on.
+    #[arg(long = "bind", env = "BIND_ADDR", default_value = DEFAULT_BIND, value_name = "ADDR")]
     pub bind_addr: String,
+    /// PostgreSQL URL; the database is created if missing and migrated at start.
+    // `hide_env_values`: `--help` must not print a password taken from the environment.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, value_name = "URL",
+          hide_env_values = true)]
     pub database_url: String,
+    /// Directory of the browser client's scripts and styles.
+    #[arg(long, env = "STATIC_DIR", default_value = DEFAULT_STATIC_DIR, value_name = "DIR")]
     pub static_dir: PathBuf,
 }
 
@@ -27,21 +41,7 @@ impl Default for Config {
         Config {
             bind_addr: DEFAULT_BIND.to_string(),
             database_url: DEFAULT_DATABASE_URL.to_string(),
-            static_dir: PathBuf::from("static"),
-        }
-    }
-}
-
-impl Config {
-    /// Reads the environment; `bind_override` (from `--bind`) wins over `BIND_ADDR`.
-    pub fn from_env(bind_override: Option<String>) -> Config {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        Config {
-            bind_addr: bind_override
-                .or_else(|| var("BIND_ADDR"))
-                .unwrap_or_else(|| DEFAULT_BIND.to_string()),
-            database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
-            static_dir: var("STATIC_DIR").map_or_else(|| PathBuf::from("static"), PathBuf::from),
+            static_dir: PathBuf::from(DEFAULT_STATIC_DIR),
         }
     }
 }

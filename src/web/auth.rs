@@ -269,7 +269,7 @@ impl SessionCache {
 
     /// Forgets a session at logout, refuses late copies of it for a while, and closes the
     /// sockets opened with it.
-    fn forget(&self, token_hash: &[u8]) {
+    pub(crate) fn forget(&self, token_hash: &[u8]) {
         {
             let mut entries = self.entries();
             if entries.len() >= SESSION_CACHE_CAPACITY {
@@ -481,6 +481,14 @@ async fn login(
         .ok_or(ApiError::BadCredentials)?;
     if !verify_password(body.password, hash).await? {
         return Err(ApiError::BadCredentials);
+    }
+    // Only after the password: whether an account is disabled is nobody else's business.
+    if state.store.is_disabled(user.user_id).await? {
+        return Err(ApiError::Refused {
+            status: axum::http::StatusCode::FORBIDDEN,
+            code: "account_disabled",
+            message: "this account is disabled".into(),
+        });
     }
     start_session(&state, &user).await
 }

@@ -3,7 +3,10 @@
 //! ratings), health and metrics. Handlers are thin: they validate input, call the game layer
 //! or the store, and map errors to [`error::ApiError`].
 
+pub mod access;
+pub mod admin_notices;
 pub mod api;
+pub mod assets;
 pub mod auth;
 pub mod error;
 pub mod extract;
@@ -25,7 +28,6 @@ use axum::Router;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tokio_util::task::TaskTracker;
-use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
 #[derive(Clone)]
@@ -42,6 +44,8 @@ pub struct AppState {
     /// an upgraded socket runs in a task of its own, which the runtime would cancel at exit
     /// before it had sent its close frame.
     pub sockets: TaskTracker,
+    /// The version of the static files, in the URLs the pages load them from ([`assets`]).
+    pub static_version: Arc<str>,
 }
 
 impl AppState {
@@ -116,9 +120,14 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// The whole application: [`router`] plus the static files of the browser client under
-/// `/static`, read from `static_dir`.
+/// `/static`, read from `static_dir` ([`assets`]), everything compressed and logged with a
+/// request id ([`access`]).
 pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
-    router(state).nest_service("/static", pages::static_files(static_dir))
+    let version = state.static_version.clone();
+    let app = router(state)
+        .merge(assets::router(static_dir, &version))
+        .layer(assets::compression());
+    access::wrap(app)
 }
 
 /// The whole application's routes.
@@ -136,6 +145,5 @@ pub fn router(state: AppState) -> Router {
         // API's `body_too_large` (`extract::JsonBody`).
         .layer(DefaultBodyLimit::max(64 * 1024))
         .layer(axum::middleware::from_fn(auth::refuse_cross_origin))
-        .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,5 +1,6 @@
 //! The browser pages: lobby (`/`), game (`/game/{id}`), replay (`/replay/{id}`) and player
-//! (`/player/{name}`), plus the static files under `/static` (ES modules, CSS).
+//! (`/player/{name}`). They load the static files (ES modules, CSS) from their versioned
+//! URLs (`super::assets`).
 //!
 //! Pages are small server-rendered shells, their HTML in `templates/` (built into the binary):
 //! the layout, the headings and the data the scripts start from (as escaped `data-`
@@ -10,13 +11,11 @@
 use super::auth::MaybeUser;
 use super::AppState;
 use crate::rules::Variant;
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::path::Path as FsPath;
-use tower_http::services::ServeDir;
 use uuid::Uuid;
 
 /// Escapes text for HTML element content and double-quoted attribute values.
@@ -67,8 +66,15 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
-/// The common layout: head, navigation with the signed-in user, the page body and its module.
-fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> String {
+/// The common layout: head, navigation with the signed-in user, the page body and its module
+/// (a file of `static/`, loaded from `static_prefix`).
+fn layout_html(
+    title: &str,
+    user: &MaybeUser,
+    body: &str,
+    static_prefix: &str,
+    script: &str,
+) -> String {
     let who = match &user.0 {
         Some(u) => format!(
             "<a id=\"me\" href=\"/player/{name}\" data-username=\"{name}\">{name}</a> \
@@ -81,6 +87,7 @@ fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> Strin
         LAYOUT,
         &[
             ("title", &escape(title)),
+            ("static", static_prefix),
             ("script", script),
             ("who", &who),
             ("body", body),
@@ -88,8 +95,9 @@ fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> Strin
     )
 }
 
-fn page(title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
-    let html = layout_html(title, user, body, script);
+fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+    let prefix = super::assets::versioned_prefix(&state.static_version);
+    let html = layout_html(title, user, body, &prefix, script);
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
@@ -127,20 +135,32 @@ fn player_body(name: &str) -> String {
     )
 }
 
-async fn lobby(user: MaybeUser) -> Response {
-    page("Lobby", &user, &lobby_body(), "lobby.js")
+async fn lobby(State(state): State<AppState>, user: MaybeUser) -> Response {
+    page(&state, "Lobby", &user, &lobby_body(), "lobby.js")
 }
 
-async fn game_page(user: MaybeUser, Path(game_id): Path<Uuid>) -> Response {
-    page("Game", &user, &game_body(game_id), "game.js")
+async fn game_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    Path(game_id): Path<Uuid>,
+) -> Response {
+    page(&state, "Game", &user, &game_body(game_id), "game.js")
 }
 
-async fn replay_page(user: MaybeUser, Path(game_id): Path<Uuid>) -> Response {
-    page("Replay", &user, &replay_body(game_id), "replay.js")
+async fn replay_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    Path(game_id): Path<Uuid>,
+) -> Response {
+    page(&state, "Replay", &user, &replay_body(game_id), "replay.js")
 }
 
-async fn player_page(user: MaybeUser, Path(name): Path<String>) -> Response {
-    page(&name, &user, &player_body(&name), "player.js")
+async fn player_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    Path(name): Path<String>,
+) -> Response {
+    page(&state, &name, &user, &player_body(&name), "player.js")
 }
 
 /// The page routes.
@@ -150,11 +170,6 @@ pub fn router() -> Router<AppState> {
         .route("/game/{id}", get(game_page))
         .route("/replay/{id}", get(replay_page))
         .route("/player/{name}", get(player_page))
-}
-
-/// The static files (`static/` by default) under `/static`.
-pub fn static_files(dir: &FsPath) -> ServeDir {
-    ServeDir::new(dir)
 }
 
 #[cfg(test)]
@@ -171,9 +186,10 @@ mod tests {
             replay_body(id),
             player_body("<alice>"),
         ] {
-            let html = layout_html("<title>", &signed_out, &body, "x.js");
+            let html = layout_html("<title>", &signed_out, &body, "/static/v1", "x.js");
             assert!(!html.contains("{{"), "{html}");
             assert!(html.starts_with("<!doctype html>"));
+            assert!(html.contains("src=\"/static/v1/x.js\""), "{html}");
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));
