@@ -11,9 +11,10 @@
 //!
 //! `perft` refuses variants with dice (status 2): their action tree depends on the rolls.
 //!
-//! Output goes to the writers passed in, so tests can run the command without a process.
-//! A bad variant, position or action prints one line on the error writer and yields exit
-//! status 2.
+//! The command line is parsed by clap ([`RulesCommand`], part of `crate::command`); output
+//! goes to the writers passed in, so tests can run the command without a process. A
+//! malformed command line, a bad variant, position or action prints its message on the error
+//! writer and yields exit status 2.
 
 use crate::rules::dice::{self, PUBLIC_GAME_ID, PUBLIC_SEED};
 use crate::rules::variant::drehs::record::{self, GameRecord, VerifyError};
