@@ -210,6 +210,14 @@ mod tests {
         fn log_format_is_global_and_checked() {
             let cli = parse(&["serve", "--log-format", "json"]).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(cli.log_format, crate::telemetry::LogFormat::Json);
+            for words in [
+                &["--log-format", "json"][..],
+                &["migrate", "--log-format", "json"],
+                &["admin", "sessions", "--log-format", "json"],
+            ] {
+                let cli = parse(words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+                assert_eq!(cli.log_format, crate::telemetry::LogFormat::Json);
+            }
             assert!(parse(&["--log-format", "xml"]).is_err());
         }
 
