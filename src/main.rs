@@ -48,11 +48,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reads `.env` into the environment. A missing file is the normal case; a malformed one is
-/// said on stderr (logging is not set up yet) and otherwise ignored.
+/// Reads `.env` of the working directory (only there: `dotenvy::dotenv` would also take one
+/// from any parent directory) into the environment. A missing file is the normal case; a
+/// malformed one is said on stderr (logging is not set up yet) and otherwise ignored.
 #[cfg(feature = "server")]
 fn load_dotenv() {
-    match dotenvy::dotenv() {
+    match dotenvy::from_path(".env") {
         Ok(_) => {}
         Err(e) if e.not_found() => {}
         Err(e) => eprintln!("ignoring .env: {e}"),

@@ -259,3 +259,28 @@ impl Store {
         Ok(AdminNotices { listener })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_notice_fits_in_a_notify_payload() {
+        let notice = AdminNotice::AccountDisabled {
+            user_id: Uuid::max(),
+            sessions: vec!["f".repeat(64); SESSIONS_PER_NOTICE],
+        };
+        let payload = serde_json::to_string(&notice).unwrap_or_default();
+        assert!(payload.len() < 8000, "{}", payload.len());
+        let read: AdminNotice = serde_json::from_str(&payload).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read, notice);
+        let aborted = serde_json::to_string(&AdminNotice::GameAborted {
+            game_id: Uuid::nil(),
+        })
+        .unwrap_or_default();
+        assert_eq!(
+            aborted,
+            r#"{"kind":"game_aborted","game_id":"00000000-0000-0000-0000-000000000000"}"#
+        );
+    }
+}
