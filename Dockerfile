@@ -15,6 +15,7 @@ WORKDIR /app
 COPY --from=build /src/target/release/oddboard /usr/local/bin/oddboard
 COPY static ./static
 USER oddboard
-ENV BIND_ADDR=0.0.0.0:8080 RUST_LOG=info
+# Every setting, and `oddboard admin` in the container: docs/operations.md.
+ENV BIND_ADDR=0.0.0.0:8080 STATIC_DIR=/app/static RUST_LOG=info
 EXPOSE 8080
 CMD ["oddboard", "serve"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Oddboard server on http://localhost:8080 (BIND_ADDR / --bind to change), starting
 # the local PostgreSQL first if it is installed but stopped. The server creates its database
-# and runs the migrations itself.
+# and runs the migrations itself. Arguments go to `oddboard serve` (`--help` lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q; then

@@ -75,6 +75,7 @@ impl App {
                     config.trusted_proxies.clone(),
                 )),
                 limits,
+                static_version: web::assets::version_of(&config.static_dir).into(),
             },
             static_dir: config.static_dir.clone(),
             shutdown_tx,
@@ -91,6 +92,8 @@ impl App {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let router = web::app_router(self.state.clone(), &self.static_dir);
+        // Ends on its own at shutdown; aborted below in case serving fails first.
+        let admin_notices = tokio::spawn(web::admin_notices::listen(self.state.clone()));
         let shutdown_tx = self.shutdown_tx;
         // Game messages are small and latency-bound: without TCP_NODELAY, Nagle's algorithm and
         // delayed ACKs hold each one back by tens of milliseconds.
@@ -122,6 +125,7 @@ impl App {
         {
             tracing::warn!(open = sockets.len(), "sockets still open at exit");
         }
+        admin_notices.abort();
         served
     }
 }

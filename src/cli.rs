@@ -11,20 +11,76 @@
 //!
 //! `perft` refuses variants with dice (status 2): their action tree depends on the rolls.
 //!
-//! Output goes to the writers passed in, so tests can run the command without a process.
-//! A bad variant, position or action prints one line on the error writer and yields exit
-//! status 2.
+//! The command line is parsed by clap ([`RulesCommand`], part of `crate::command`); output
+//! goes to the writers passed in, so tests can run the command without a process. A
+//! malformed command line, a bad variant, position or action prints its message on the error
+//! writer and yields exit status 2.
 
 use crate::rules::dice::{self, PUBLIC_GAME_ID, PUBLIC_SEED};
 use crate::rules::variant::drehs::record::{self, GameRecord, VerifyError};
 use crate::rules::{AnyGame, Variant};
 use std::io::Write;
 
-/// The usage text printed for a malformed command line.
-pub const USAGE: &str = "usage: oddboard rules legal <variant> [--fen <position>]
-       oddboard rules perft <variant> <depth> [--fen <position>] [--divide]
-       oddboard rules play <variant> [--fen <position>] [--seed <hex>] [--game-id <id>] [--record] <action>...
-       oddboard rules verify-dice <game record file>";
+/// `oddboard rules …`: the rules engine's commands (clap parses them; `--help` describes each).
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum RulesCommand {
+    /// The legal actions, their count and the outcome.
+    Legal {
+        /// Variant id: suicide, chazz, duel, drehs or chad.
+        variant: String,
+        /// Start from this position instead of the variant's start.
+        #[arg(long, visible_alias = "position", value_name = "POSITION")]
+        fen: Option<String>,
+    },
+    /// Leaf count of the action tree to a depth (not for variants with dice).
+    Perft {
+        /// Variant id.
+        variant: String,
+        /// Depth, 0 to 32.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=32))]
+        depth: u32,
+        #[arg(long, visible_alias = "position", value_name = "POSITION")]
+        fen: Option<String>,
+        /// Also print the count under each first action.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Plays the actions and prints the position, snapshot and result.
+    Play {
+        /// Variant id.
+        variant: String,
+        #[arg(long, visible_alias = "position", value_name = "POSITION")]
+        fen: Option<String>,
+        /// The dice seed (64 hex digits; Davey Drehs only). Default: the public all-zero seed.
+        #[arg(long, value_parser = parse_seed, value_name = "HEX")]
+        seed: Option<[u8; 32]>,
+        /// The game id mixed into the dice (Davey Drehs only). Default: the empty id.
+        #[arg(long, value_name = "ID")]
+        game_id: Option<String>,
+        /// Print the game record file instead, ready for `verify-dice`.
+        #[arg(long)]
+        record: bool,
+        /// Actions in the variant's machine notation.
+        actions: Vec<String>,
+    },
+    /// Recomputes every roll of a recorded game from its revealed seed.
+    VerifyDice {
+        /// A game record file (`play --record`).
+        file: String,
+    },
+}
+
+fn parse_seed(text: &str) -> Result<[u8; 32], String> {
+    dice::parse_seed(text).map_err(|e| e.to_string())
+}
+
+/// `rules` alone, for [`run_rules`].
+#[derive(clap::Parser)]
+#[command(name = "oddboard rules")]
+struct RulesOnly {
+    #[command(subcommand)]
+    command: RulesCommand,
+}
 
 /// A failure that ends the command: its message and exit status.
 #[derive(Debug)]
@@ -34,13 +90,6 @@ struct Failure {
 }
 
 impl Failure {
-    fn usage(message: impl Into<String>) -> Failure {
-        Failure {
-            message: format!("{}\n{USAGE}", message.into()),
-            status: 2,
-        }
-    }
-
     fn bad(message: impl Into<String>) -> Failure {
         Failure {
             message: message.into(),
@@ -49,57 +98,7 @@ impl Failure {
     }
 }
 
-/// Options shared by the subcommands, with the positional words left in order.
-struct Parsed {
-    fen: Option<String>,
-    divide: bool,
-    seed: Option<[u8; 32]>,
-    game_id: Option<String>,
-    record: bool,
-    words: Vec<String>,
-}
-
-fn parse_options(args: &[String]) -> Result<Parsed, Failure> {
-    let mut parsed = Parsed {
-        fen: None,
-        divide: false,
-        seed: None,
-        game_id: None,
-        record: false,
-        words: Vec::new(),
-    };
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--fen" | "--position" => {
-                let value = iter
-                    .next()
-                    .ok_or_else(|| Failure::usage("--fen needs a position"))?;
-                parsed.fen = Some(value.clone());
-            }
-            "--divide" => parsed.divide = true,
-            "--seed" => {
-                let value = iter
-                    .next()
-                    .ok_or_else(|| Failure::usage("--seed needs 64 hex digits"))?;
-                parsed.seed =
-                    Some(dice::parse_seed(value).map_err(|e| Failure::bad(e.to_string()))?);
-            }
-            "--game-id" => {
-                let value = iter
-                    .next()
-                    .ok_or_else(|| Failure::usage("--game-id needs an id"))?;
-                parsed.game_id = Some(value.clone());
-            }
-            "--record" => parsed.record = true,
-            _ => parsed.words.push(arg.clone()),
-        }
-    }
-    Ok(parsed)
-}
-
-fn setup(variant_word: Option<&String>, fen: Option<&str>) -> Result<AnyGame, Failure> {
-    let word = variant_word.ok_or_else(|| Failure::usage("missing variant"))?;
+fn setup(word: &str, fen: Option<&str>) -> Result<AnyGame, Failure> {
     let variant: Variant = word.parse().map_err(|e| Failure::bad(format!("{e}")))?;
     match fen {
         Some(text) => {
@@ -119,11 +118,8 @@ fn outcome_lines(game: &AnyGame) -> (String, String) {
     }
 }
 
-fn legal(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
-    if args.words.len() != 1 {
-        return Err(Failure::usage("legal takes one variant"));
-    }
-    let game = setup(args.words.first(), args.fen.as_deref())?;
+fn legal(variant: &str, fen: Option<&str>, out: &mut dyn Write) -> Result<(), Failure> {
+    let game = setup(variant, fen)?;
     let moves = game.legal_actions();
     let (result, reason) = outcome_lines(&game);
     let text = format!(
@@ -135,26 +131,23 @@ fn legal(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(|e| Failure::bad(e.to_string()))
 }
 
-fn perft(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
-    if let Some(variant) = args.words.first().and_then(|w| w.parse::<Variant>().ok()) {
+fn perft(
+    variant: &str,
+    depth: u32,
+    fen: Option<&str>,
+    divide: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    if let Ok(variant) = variant.parse::<Variant>() {
         if variant.has_dice() {
             return Err(Failure::bad(format!(
                 "{variant} is a dice game: there is no perft, since what an attack leads to depends on the rolls"
             )));
         }
     }
-    if args.words.len() != 2 {
-        return Err(Failure::usage("perft takes a variant and a depth"));
-    }
-    let depth: u32 = args
-        .words
-        .get(1)
-        .and_then(|d| d.parse().ok())
-        .filter(|d| *d <= 32)
-        .ok_or_else(|| Failure::usage("the depth must be a whole number from 0 to 32"))?;
-    let game = setup(args.words.first(), args.fen.as_deref())?;
+    let game = setup(variant, fen)?;
     let mut text = String::new();
-    let total = if args.divide && depth > 0 {
+    let total = if divide && depth > 0 {
         let divided = game.perft_divide(depth);
         for (action, count) in &divided {
             text.push_str(&format!("{action}: {count}\n"));
@@ -168,8 +161,18 @@ fn perft(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(|e| Failure::bad(e.to_string()))
 }
 
-fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut game = setup(args.words.first(), args.fen.as_deref())?;
+/// What `rules play` was given.
+struct PlayArgs<'a> {
+    variant: &'a str,
+    fen: Option<&'a str>,
+    seed: Option<[u8; 32]>,
+    game_id: Option<&'a str>,
+    record: bool,
+    actions: &'a [String],
+}
+
+fn play(args: &PlayArgs<'_>, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut game = setup(args.variant, args.fen)?;
     let wants_dice = args.seed.is_some() || args.game_id.is_some() || args.record;
     if wants_dice && !game.variant().has_dice() {
         return Err(Failure::bad(format!(
@@ -178,10 +181,9 @@ fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         )));
     }
     let seed = args.seed.unwrap_or(PUBLIC_SEED);
-    let game_id = args.game_id.as_deref().unwrap_or(PUBLIC_GAME_ID);
+    let game_id = args.game_id.unwrap_or(PUBLIC_GAME_ID);
     if args.record {
-        let actions: Vec<String> = args.words.iter().skip(1).cloned().collect();
-        let record = record::record_game(seed, game_id, args.fen.as_deref(), &actions)
+        let record = record::record_game(seed, game_id, args.fen, args.actions)
             .map_err(|e| Failure::bad(e.to_string()))?;
         let json =
             serde_json::to_string_pretty(&record).map_err(|e| Failure::bad(e.to_string()))?;
@@ -190,7 +192,7 @@ fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
     if game.variant().has_dice() {
         game.set_dice(seed, game_id);
     }
-    for (index, action) in args.words.iter().skip(1).enumerate() {
+    for (index, action) in args.actions.iter().enumerate() {
         game.play(action)
             .map_err(|e| Failure::bad(format!("action {} `{action}` refused: {e}", index + 1)))?;
     }
@@ -205,10 +207,7 @@ fn play(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(|e| Failure::bad(e.to_string()))
 }
 
-fn verify_dice(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
-    let [path] = args.words.as_slice() else {
-        return Err(Failure::usage("verify-dice takes one game record file"));
-    };
+fn verify_dice(path: &str, out: &mut dyn Write) -> Result<(), Failure> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Failure::bad(format!("cannot read {path}: {e}")))?;
     let game: GameRecord = serde_json::from_str(&text)
@@ -236,17 +235,35 @@ fn verify_dice(args: &Parsed, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(|e| Failure::bad(e.to_string()))
 }
 
-/// Runs `oddboard rules <args>` and returns the exit status.
-pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let result = match args.split_first() {
-        Some((command, rest)) => parse_options(rest).and_then(|parsed| match command.as_str() {
-            "legal" => legal(&parsed, out),
-            "perft" => perft(&parsed, out),
-            "play" => play(&parsed, out),
-            "verify-dice" => verify_dice(&parsed, out),
-            other => Err(Failure::usage(format!("unknown rules command `{other}`"))),
-        }),
-        None => Err(Failure::usage("missing rules command")),
+/// Runs one rules command and returns the exit status.
+pub fn run(command: &RulesCommand, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let result = match command {
+        RulesCommand::Legal { variant, fen } => legal(variant, fen.as_deref(), out),
+        RulesCommand::Perft {
+            variant,
+            depth,
+            fen,
+            divide,
+        } => perft(variant, *depth, fen.as_deref(), *divide, out),
+        RulesCommand::Play {
+            variant,
+            fen,
+            seed,
+            game_id,
+            record,
+            actions,
+        } => play(
+            &PlayArgs {
+                variant,
+                fen: fen.as_deref(),
+                seed: *seed,
+                game_id: game_id.as_deref(),
+                record: *record,
+                actions,
+            },
+            out,
+        ),
+        RulesCommand::VerifyDice { file } => verify_dice(file, out),
     };
     match result {
         Ok(()) => 0,
@@ -254,6 +271,25 @@ pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
             // Nothing useful can be done if stderr itself is gone.
             let _ = writeln!(err, "{}", failure.message);
             failure.status
+        }
+    }
+}
+
+/// Parses and runs `oddboard rules <args>` (the words after `rules`) and returns the exit
+/// status: 2 with clap's message for a malformed command line, 0 with the text for `--help`.
+pub fn run_rules(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    use clap::Parser;
+    let words = std::iter::once("rules").chain(args.iter().map(String::as_str));
+    match RulesOnly::try_parse_from(words) {
+        Ok(parsed) => run(&parsed.command, out, err),
+        // Help goes to `out` (status 0), a malformed command line to `err` (status 2).
+        Err(e) if e.use_stderr() => {
+            let _ = write!(err, "{}", e.render());
+            2
+        }
+        Err(e) => {
+            let _ = write!(out, "{}", e.render());
+            0
         }
     }
 }

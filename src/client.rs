@@ -97,6 +97,20 @@ impl Client {
         path: &str,
         body: Option<&Value>,
     ) -> Result<HttpResponse, ClientError> {
+        self.request_with_headers(method, path, body, &[]).await
+    }
+
+    /// [`Client::request`] with more header lines (`name`, `value`), sent as given.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn request_with_headers(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<HttpResponse, ClientError> {
         let payload = body.map(|b| b.to_string()).unwrap_or_default();
         let mut message = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
@@ -108,6 +122,9 @@ impl Client {
         }
         if let Some(cookie) = &self.cookie {
             message.push_str(&format!("Cookie: {cookie}\r\n"));
+        }
+        for (name, value) in headers {
+            message.push_str(&format!("{name}: {value}\r\n"));
         }
         message.push_str("\r\n");
         message.push_str(&payload);

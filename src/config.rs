@@ -1,29 +1,34 @@
-//! Server configuration from the environment (and `--bind` on the command line).
+//! The server's settings: one plain struct, read from the command line with clap, each
+//! setting falling back to its environment variable and then to its default.
 //!
-//! | variable | default |
-//! | --- | --- |
-//! | `BIND_ADDR` | `0.0.0.0:8080` |
-//! | `DATABASE_URL` | `postgres://postgres@localhost:5432/oddboard` |
-//! | `STATIC_DIR` | `static` |
-//! | `RUST_LOG` | `info` (read by [`crate::telemetry`]) |
-//! | `PUBLIC_URL` | none: the URL people reach the site at, e.g. `https://chess.example.org` |
-//! | `TRUSTED_PROXIES` | `127.0.0.0/8,::1`: addresses or CIDRs whose `X-Forwarded-*` headers count (`none`: nobody's) |
-//! | `RATE_LIMIT_EXEMPT` | `127.0.0.0/8,::1`: client addresses no rate limit applies to (`none`: none) |
-//! | `RATE_LIMIT_GUESTS` | `30/1h`: guest accounts per client address |
-//! | `RATE_LIMIT_REGISTRATIONS` | `10/1h`: registrations per client address |
-//! | `RATE_LIMIT_LOGINS` | `40/10m`: login attempts per client address |
-//! | `RATE_LIMIT_LOGIN_FAILURES` | `5`: wrong passwords for one username before its back-off |
-//! | `RATE_LIMIT_GAMES` | `60/10m`: games and challenges created per client address |
-//! | `RATE_LIMIT_LOBBY` | `120/1m`: lobby commands per client address (HTTP and socket) |
-//! | `RATE_LIMIT_GAME_FRAMES` | `60/10s`: frames per `/ws/game/{id}` socket |
-//! | `RATE_LIMIT_MUX_FRAMES` | `1000/10s`: frames per multiplexed `/ws/games` socket |
-//! | `RATE_LIMIT_LOBBY_FRAMES` | `60/10s`: frames per `/ws/lobby` socket |
-//! | `RATE_LIMIT_SOCKETS` | `100`: WebSockets open at once per client address |
+//! | flag | variable | default |
+//! | --- | --- | --- |
+//! | `--bind` | `BIND_ADDR` | `0.0.0.0:8080` |
+//! | `--database-url` | `DATABASE_URL` | `postgres://postgres@localhost:5432/oddboard` |
+//! | `--static-dir` | `STATIC_DIR` | `static` |
+//! | | `RUST_LOG` | `info` (read by [`crate::telemetry`]) |
+//! | `--public-url` | `PUBLIC_URL` | none: the URL people reach the site at, e.g. `https://chess.example.org` |
+//! | `--trusted-proxies` | `TRUSTED_PROXIES` | `127.0.0.0/8,::1`: addresses or CIDRs whose `X-Forwarded-*` headers count (`none`: nobody's) |
+//! | `--rate-limit-exempt` | `RATE_LIMIT_EXEMPT` | `127.0.0.0/8,::1`: client addresses no rate limit applies to (`none`: none) |
+//! | `--rate-limit-guests` | `RATE_LIMIT_GUESTS` | `30/1h`: guest accounts per client address |
+//! | `--rate-limit-registrations` | `RATE_LIMIT_REGISTRATIONS` | `10/1h`: registrations per client address |
+//! | `--rate-limit-logins` | `RATE_LIMIT_LOGINS` | `40/10m`: login attempts per client address |
+//! | `--rate-limit-login-failures` | `RATE_LIMIT_LOGIN_FAILURES` | `5`: wrong passwords for one username before its back-off |
+//! | `--rate-limit-games` | `RATE_LIMIT_GAMES` | `60/10m`: games and challenges created per client address |
+//! | `--rate-limit-lobby` | `RATE_LIMIT_LOBBY` | `120/1m`: lobby commands per client address (HTTP and socket) |
+//! | `--rate-limit-game-frames` | `RATE_LIMIT_GAME_FRAMES` | `60/10s`: frames per `/ws/game/{id}` socket |
+//! | `--rate-limit-mux-frames` | `RATE_LIMIT_MUX_FRAMES` | `1000/10s`: frames per multiplexed `/ws/games` socket |
+//! | `--rate-limit-lobby-frames` | `RATE_LIMIT_LOBBY_FRAMES` | `60/10s`: frames per `/ws/lobby` socket |
+//! | `--rate-limit-sockets` | `RATE_LIMIT_SOCKETS` | `100`: WebSockets open at once per client address |
 //!
 //! A rate is `N/PERIOD`: a burst of N at once, and N again over each PERIOD (`30s`, `10m`,
 //! `1h`, as `humantime` reads them), one every PERIOD/N. `docs/operations.md` ("Behind a
 //! reverse proxy", "Rate limits") says what each one is for. A value that does not parse stops
-//! the server at start with the variable's name, rather than running with a limit nobody set.
+//! the server at start with the setting's name, rather than running with a limit nobody set.
+//!
+//! A new setting is one more field with its `#[arg(long, env = "…")]` attribute (and its
+//! default in `impl Default`, which a test holds to clap's); `docs/operations.md` lists them
+//! all. An empty variable counts as unset (`crate::command::unset_empty_settings`).
 
 use ipnet::IpNet;
 use std::fmt;
@@ -35,37 +40,85 @@ use std::time::Duration;
 
 pub const DEFAULT_BIND: &str = "0.0.0.0:8080";
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@localhost:5432/oddboard";
+pub const DEFAULT_STATIC_DIR: &str = "static";
+/// The machine itself: the default trusted proxy, and the default exempt from rate limits.
+const LOOPBACK: &str = "127.0.0.0/8,::1";
 
-#[derive(Clone)]
+#[derive(Clone, clap::Args)]
 pub struct Config {
+    /// Address and port the server listens on.
+    #[arg(long = "bind", env = "BIND_ADDR", default_value = DEFAULT_BIND, value_name = "ADDR")]
     pub bind_addr: String,
+    /// PostgreSQL URL; the database is created if missing and migrated at start.
+    // `hide_env_values`: `--help` must not print a password taken from the environment.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, value_name = "URL",
+          hide_env_values = true)]
     pub database_url: String,
+    /// Directory of the browser client's scripts and styles.
+    #[arg(long, env = "STATIC_DIR", default_value = DEFAULT_STATIC_DIR, value_name = "DIR")]
     pub static_dir: PathBuf,
-    /// Where people reach the site; None: wherever each request's `Host` says.
+    /// Where people reach the site (fixes the expected Origin; https also makes the session
+    /// cookie Secure and turns on HSTS). Unset: wherever each request's `Host` says.
+    #[arg(long, env = "PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<PublicUrl>,
-    /// Peers whose `X-Forwarded-For`, `-Proto` and `-Host` are believed.
-    pub trusted_proxies: Vec<IpNet>,
+    /// Peers whose `X-Forwarded-For`, `-Proto` and `-Host` are believed (addresses or CIDRs,
+    /// comma-separated, or `none`).
+    // The full path keeps clap from reading the list as repeated flags: one value is the list.
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = LOOPBACK, value_name = "CIDRS",
+          value_parser = parse_networks)]
+    pub trusted_proxies: ::std::vec::Vec<IpNet>,
+    #[command(flatten)]
     pub rate_limits: RateLimits,
 }
 
-/// The rate limits (see the module header for the variables and defaults).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The rate limits (see the module header for the flags, variables and defaults).
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct RateLimits {
     /// Client addresses no limit applies to: by default the machine itself, whose clients
     /// are its operator's (the load tool opens thousands of games from one address).
-    pub exempt: Vec<IpNet>,
+    #[arg(long = "rate-limit-exempt", env = "RATE_LIMIT_EXEMPT", default_value = LOOPBACK,
+          value_name = "CIDRS", value_parser = parse_networks)]
+    pub exempt: ::std::vec::Vec<IpNet>,
+    /// Guest accounts per client address (N/PERIOD).
+    #[arg(long = "rate-limit-guests", env = "RATE_LIMIT_GUESTS", default_value = "30/1h",
+          value_name = "RATE")]
     pub guests: Rate,
+    /// Registrations per client address.
+    #[arg(long = "rate-limit-registrations", env = "RATE_LIMIT_REGISTRATIONS",
+          default_value = "10/1h", value_name = "RATE")]
     pub registrations: Rate,
+    /// Login attempts per client address.
+    #[arg(long = "rate-limit-logins", env = "RATE_LIMIT_LOGINS", default_value = "40/10m",
+          value_name = "RATE")]
     pub logins: Rate,
     /// Wrong passwords in a row for one username before each further attempt must wait,
     /// twice as long each time.
+    #[arg(long = "rate-limit-login-failures", env = "RATE_LIMIT_LOGIN_FAILURES",
+          default_value_t = 5, value_name = "N")]
     pub login_failures: u32,
-    /// `POST /api/games`, and the lobby's `seek` and `match`.
+    /// `POST /api/games`, and the lobby's `seek` and `match`, per client address.
+    #[arg(long = "rate-limit-games", env = "RATE_LIMIT_GAMES", default_value = "60/10m",
+          value_name = "RATE")]
     pub games: Rate,
+    /// Lobby commands per client address (HTTP and socket).
+    #[arg(long = "rate-limit-lobby", env = "RATE_LIMIT_LOBBY", default_value = "120/1m",
+          value_name = "RATE")]
     pub lobby_commands: Rate,
+    /// Frames per `/ws/game/{id}` socket.
+    #[arg(long = "rate-limit-game-frames", env = "RATE_LIMIT_GAME_FRAMES",
+          default_value = "60/10s", value_name = "RATE")]
     pub game_frames: Rate,
+    /// Frames per multiplexed `/ws/games` socket.
+    #[arg(long = "rate-limit-mux-frames", env = "RATE_LIMIT_MUX_FRAMES",
+          default_value = "1000/10s", value_name = "RATE")]
     pub mux_frames: Rate,
+    /// Frames per `/ws/lobby` socket.
+    #[arg(long = "rate-limit-lobby-frames", env = "RATE_LIMIT_LOBBY_FRAMES",
+          default_value = "60/10s", value_name = "RATE")]
     pub lobby_frames: Rate,
+    /// WebSockets open at once per client address.
+    #[arg(long = "rate-limit-sockets", env = "RATE_LIMIT_SOCKETS", default_value_t = 100,
+          value_name = "N")]
     pub sockets_per_address: u32,
 }
 
@@ -210,14 +263,6 @@ pub fn parse_networks(text: &str) -> Result<Vec<IpNet>, String> {
         .collect()
 }
 
-/// A setting that did not parse: the variable and why.
-#[derive(Debug, thiserror::Error)]
-#[error("{variable}: {problem}")]
-pub struct ConfigError {
-    pub variable: &'static str,
-    pub problem: String,
-}
-
 impl Default for Config {
     /// The defaults of the table above, without reading the environment (tests start here
     /// and change what they need).
@@ -225,84 +270,12 @@ impl Default for Config {
         Config {
             bind_addr: DEFAULT_BIND.to_string(),
             database_url: DEFAULT_DATABASE_URL.to_string(),
-            static_dir: PathBuf::from("static"),
+            static_dir: PathBuf::from(DEFAULT_STATIC_DIR),
             public_url: None,
             trusted_proxies: loopback(),
             rate_limits: RateLimits::default(),
         }
     }
-}
-
-impl Config {
-    /// Reads the environment; `bind_override` (from `--bind`) wins over `BIND_ADDR`.
-    ///
-    /// # Errors
-    /// A variable of the table above holds something that does not parse.
-    pub fn from_env(bind_override: Option<String>) -> Result<Config, ConfigError> {
-        let defaults = RateLimits::default();
-        Ok(Config {
-            bind_addr: bind_override
-                .or_else(|| var("BIND_ADDR"))
-                .unwrap_or_else(|| DEFAULT_BIND.to_string()),
-            database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
-            static_dir: var("STATIC_DIR").map_or_else(|| PathBuf::from("static"), PathBuf::from),
-            public_url: var("PUBLIC_URL")
-                .map(|text| setting("PUBLIC_URL", text.parse()))
-                .transpose()?,
-            trusted_proxies: parsed(
-                var("TRUSTED_PROXIES"),
-                "TRUSTED_PROXIES",
-                loopback(),
-                parse_networks,
-            )?,
-            rate_limits: RateLimits {
-                exempt: parsed(
-                    var("RATE_LIMIT_EXEMPT"),
-                    "RATE_LIMIT_EXEMPT",
-                    defaults.exempt,
-                    parse_networks,
-                )?,
-                guests: from_var("RATE_LIMIT_GUESTS", defaults.guests)?,
-                registrations: from_var("RATE_LIMIT_REGISTRATIONS", defaults.registrations)?,
-                logins: from_var("RATE_LIMIT_LOGINS", defaults.logins)?,
-                login_failures: from_var("RATE_LIMIT_LOGIN_FAILURES", defaults.login_failures)?,
-                games: from_var("RATE_LIMIT_GAMES", defaults.games)?,
-                lobby_commands: from_var("RATE_LIMIT_LOBBY", defaults.lobby_commands)?,
-                game_frames: from_var("RATE_LIMIT_GAME_FRAMES", defaults.game_frames)?,
-                mux_frames: from_var("RATE_LIMIT_MUX_FRAMES", defaults.mux_frames)?,
-                lobby_frames: from_var("RATE_LIMIT_LOBBY_FRAMES", defaults.lobby_frames)?,
-                sockets_per_address: from_var("RATE_LIMIT_SOCKETS", defaults.sockets_per_address)?,
-            },
-        })
-    }
-}
-
-/// A variable's parsed value, or `default` when it is unset.
-fn parsed<T>(
-    value: Option<String>,
-    variable: &'static str,
-    default: T,
-    parse: impl FnOnce(&str) -> Result<T, String>,
-) -> Result<T, ConfigError> {
-    value.map_or(Ok(default), |text| setting(variable, parse(&text)))
-}
-
-/// The variable `variable` as its type reads it, or `default` when it is unset.
-fn from_var<T: FromStr>(variable: &'static str, default: T) -> Result<T, ConfigError>
-where
-    T::Err: fmt::Display,
-{
-    parsed(var(variable), variable, default, |text| {
-        text.parse().map_err(|e: T::Err| e.to_string())
-    })
-}
-
-/// A variable's value; an empty one counts as unset.
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-fn setting<T>(variable: &'static str, parsed: Result<T, String>) -> Result<T, ConfigError> {
-    parsed.map_err(|problem| ConfigError { variable, problem })
 }
 
 /// The URL without its password, for logs and error messages.
@@ -343,6 +316,27 @@ mod tests {
             "postgres://app:***@db:5432/oddboard"
         );
         assert_eq!(redact_url(DEFAULT_DATABASE_URL), DEFAULT_DATABASE_URL);
+    }
+
+    #[test]
+    fn the_defaults_are_claps_defaults() {
+        #[derive(clap::Parser)]
+        struct Serve {
+            #[command(flatten)]
+            config: Config,
+        }
+        // Only when no setting's variable is set around the test run.
+        let set = |name: &str| std::env::var_os(name).is_some();
+        if ["BIND_ADDR", "DATABASE_URL", "STATIC_DIR", "PUBLIC_URL", "TRUSTED_PROXIES"]
+            .iter()
+            .any(|name| set(name))
+        {
+            return;
+        }
+        let parsed = <Serve as clap::Parser>::try_parse_from(["serve"])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .config;
+        assert_eq!(format!("{parsed:?}"), format!("{:?}", Config::default()));
     }
 
     #[test]

@@ -605,6 +605,10 @@ impl GameActor {
             GameCmd::Snapshot { viewer, reply } => {
                 let _ = reply.send(self.snapshot_message(viewer));
             }
+            GameCmd::AbortedInStore => {
+                let now = self.now_ms();
+                self.conclude(Outcome::draw(EndReason::Aborted), now).await;
+            }
         }
     }
 

@@ -182,6 +182,9 @@ pub enum GameCmd {
         viewer: Option<Uuid>,
         reply: oneshot::Sender<Arc<str>>,
     },
+    /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
+    /// as aborted without storing the end again.
+    AbortedInStore,
 }
 
 /// A cheap, cloneable address of one game's actor.
@@ -253,6 +256,12 @@ impl GameHandle {
     /// A full snapshot message for this viewer.
     pub async fn snapshot(&self, viewer: Option<Uuid>) -> Result<Arc<str>, GameError> {
         self.ask(|reply| GameCmd::Snapshot { viewer, reply }).await
+    }
+
+    /// Tells the actor that the game was marked aborted in the store behind its back (by an
+    /// operator), so it ends the game for its players too.
+    pub async fn aborted_in_store(&self) {
+        let _ = self.tx.send(GameCmd::AbortedInStore).await;
     }
 
     /// Tells the actor a connection opened or closed (never blocks the caller for long: a

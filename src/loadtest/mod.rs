@@ -118,38 +118,73 @@ impl std::fmt::Display for LoadReport {
     }
 }
 
-/// Reads `--flag value` options (see `USAGE`).
-///
-/// # Errors
-/// An unknown flag or a bad value.
-pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
-    let mut options = LoadOptions::default();
-    let mut iter = args.iter();
-    while let Some(flag) = iter.next() {
-        let value = iter.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let number = |v: &str| {
-            v.parse::<f64>()
-                .map_err(|_| format!("{flag}: `{v}` is not a number"))
-        };
-        match flag.as_str() {
-            "--addr" => options.addr = value.clone(),
-            "--games" => options.games = number(value)?.max(1.0) as usize,
-            "--seconds" => options.duration = Duration::from_secs_f64(number(value)?.max(0.1)),
-            "--rate" => options.rate = Some(number(value)?.max(0.1)),
-            "--variant" => options.variant = value.clone(),
-            "--idle" => options.idle = number(value)?.max(0.0) as usize,
-            "--games-per-socket" => {
-                // At most what the server lets one multiplexed socket watch.
-                let most = crate::web::mux::MAX_WATCHED as f64;
-                options.games_per_socket = number(value)?.clamp(1.0, most) as usize
-            }
-            other => return Err(format!("unknown option {other}")),
-        }
-    }
-    Ok(options)
+/// `oddboard loadtest`'s flags (`oddboard loadtest --help`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LoadArgs {
+    /// The server to load.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+    pub addr: String,
+    /// Games played at once.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: u64,
+    /// Length of the measured run.
+    #[arg(long, default_value_t = 20.0, value_name = "S", value_parser = positive_number)]
+    pub seconds: f64,
+    /// Total moves per second to aim at; without it the games run flat out.
+    #[arg(long, value_name = "MOVES_PER_S", value_parser = positive_number)]
+    pub rate: Option<f64>,
+    /// Variant id.
+    #[arg(long, default_value = "chad", value_name = "ID")]
+    pub variant: String,
+    /// Extra spectator connections to open and hold.
+    #[arg(long, default_value_t = 0, value_name = "CONNECTIONS")]
+    pub idle: u64,
+    /// Games each player's socket carries (more than 1: multiplexed sockets), at most what
+    /// the server lets one socket watch.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games_per_socket: u64,
 }
 
-pub const USAGE: &str = "usage: oddboard loadtest [--addr HOST:PORT] [--games N] [--seconds S] [--rate MOVES_PER_S] [--variant ID] [--idle CONNECTIONS] [--games-per-socket N]";
+/// A finite number above zero (a NaN or infinite duration would panic the tool).
+fn positive_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(number) if number.is_finite() && number > 0.0 => Ok(number),
+        _ => Err(format!("`{text}` is not a number above 0")),
+    }
+}
+
+impl From<LoadArgs> for LoadOptions {
+    fn from(args: LoadArgs) -> LoadOptions {
+        let most_per_socket = crate::web::mux::MAX_WATCHED as u64;
+        LoadOptions {
+            addr: args.addr,
+            games: usize::try_from(args.games).unwrap_or(usize::MAX),
+            duration: Duration::from_secs_f64(args.seconds.clamp(0.1, 1e9)),
+            rate: args.rate.map(|rate| rate.max(0.1)),
+            variant: args.variant,
+            idle: usize::try_from(args.idle).unwrap_or(usize::MAX),
+            games_per_socket: args.games_per_socket.min(most_per_socket) as usize,
+        }
+    }
+}
+
+/// Reads the flags after `oddboard loadtest`.
+///
+/// # Errors
+/// An unknown flag or a bad value: clap's message.
+pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
+    #[derive(clap::Parser)]
+    #[command(name = "oddboard loadtest")]
+    struct LoadtestOnly {
+        #[command(flatten)]
+        args: LoadArgs,
+    }
+    use clap::Parser;
+    let words = std::iter::once("loadtest").chain(args.iter().map(String::as_str));
+    LoadtestOnly::try_parse_from(words)
+        .map(|parsed| parsed.args.into())
+        .map_err(|e| e.to_string())
+}
 
 struct Shared {
     latencies_us: std::sync::Mutex<Vec<u32>>,

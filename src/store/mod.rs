@@ -2,6 +2,8 @@
 //! (`migrations/`), and the translation between rows and the types the other layers use.
 //!
 //! - [`users`]: accounts, password hashes and login sessions.
+//! - [`admin`]: what `oddboard admin` changes (disabled accounts, aborted games, the session
+//!   list), each change with the notice that tells running servers.
 //! - [`games`]: games, their seats, results and actions.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
 //! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
@@ -18,12 +20,14 @@
 //! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
 //! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).
 
+pub mod admin;
 pub mod changes;
 pub mod games;
 pub mod lobby;
 pub mod users;
 pub mod writer;
 
+pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::GameChange;
 pub use games::{
     ActionRecord, ClockSetting, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus,

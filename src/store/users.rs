@@ -118,8 +118,8 @@ impl Store {
         Ok(())
     }
 
-    /// The session with this token hash and its user, or `None` if there is no such session
-    /// or it expired at or before `now`.
+    /// The session with this token hash and its user, or `None` if there is no such session,
+    /// it expired at or before `now`, or its account is disabled.
     ///
     /// # Errors
     /// Database failures only.
@@ -132,7 +132,7 @@ impl Store {
         let row = sqlx::query_as::<_, (Uuid, String, bool, DateTime<Utc>, DateTime<Utc>)>(
             "select u.user_id, u.username, u.is_guest, u.created_at, s.expires_at \
              from session s join app_user u using (user_id) \
-             where s.token_hash = $1 and s.expires_at > $2",
+             where s.token_hash = $1 and s.expires_at > $2 and u.disabled_at is null",
         )
         .bind(token_hash)
         .bind(now)

@@ -306,7 +306,7 @@ impl SessionCache {
 
     /// Forgets a session at logout, refuses late copies of it for a while, and closes the
     /// sockets opened with it.
-    fn forget(&self, token_hash: &[u8]) {
+    pub(crate) fn forget(&self, token_hash: &[u8]) {
         {
             let mut entries = self.entries();
             if entries.len() >= SESSION_CACHE_CAPACITY {
@@ -541,6 +541,14 @@ async fn login(
         }
     };
     state.limits.login_succeeded(name);
+    // Only after the password: whether an account is disabled is nobody else's business.
+    if state.store.is_disabled(user.user_id).await? {
+        return Err(ApiError::Refused {
+            status: axum::http::StatusCode::FORBIDDEN,
+            code: "account_disabled",
+            message: "this account is disabled".into(),
+        });
+    }
     start_session(&state, &client, &user).await
 }
 

@@ -3,7 +3,10 @@
 //! ratings), health and metrics. Handlers are thin: they validate input, call the game layer
 //! or the store, and map errors to [`error::ApiError`].
 
+pub mod access;
+pub mod admin_notices;
 pub mod api;
+pub mod assets;
 pub mod auth;
 pub mod error;
 pub mod extract;
@@ -30,7 +33,6 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio_util::task::TaskTracker;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
 #[derive(Clone)]
@@ -50,6 +52,8 @@ pub struct AppState {
     /// The public URL and the trusted proxies: who each request's client is.
     pub site: Arc<proxy::Site>,
     pub limits: Arc<limits::Limiters>,
+    /// The version of the static files, in the URLs the pages load them from ([`assets`]).
+    pub static_version: Arc<str>,
 }
 
 impl AppState {
@@ -124,12 +128,14 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// The whole application: [`router`] plus the static files of the browser client under
-/// `/static`, read from `static_dir`, every response with the hardening headers
-/// ([`security`]).
+/// `/static`, read from `static_dir` ([`assets`]), everything compressed, with the hardening
+/// headers ([`security`]) and logged with a request id ([`access`]).
 pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
-    security::with_security_headers(
-        router(state).nest_service("/static", pages::static_files(static_dir)),
-    )
+    let version = state.static_version.clone();
+    let app = router(state)
+        .merge(assets::router(static_dir, &version))
+        .layer(assets::compression());
+    access::wrap(security::with_security_headers(app))
 }
 
 /// The whole application's routes.
@@ -153,7 +159,6 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             auth::refuse_cross_origin,
         ))
-        .layer(TraceLayer::new_for_http())
         .with_state(state);
     if sends_hsts {
         router.layer(SetResponseHeaderLayer::if_not_present(

@@ -1,5 +1,6 @@
 //! The browser pages: lobby (`/`), game (`/game/{id}`), replay (`/replay/{id}`) and player
-//! (`/player/{name}`), plus the static files under `/static` (ES modules, CSS).
+//! (`/player/{name}`). They load the static files (ES modules, CSS) from their versioned
+//! URLs (`super::assets`).
 //!
 //! Pages are small server-rendered shells, their HTML in `templates/` (built into the binary):
 //! the layout, the headings and the data the scripts start from (as escaped `data-`
@@ -19,8 +20,6 @@ use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::path::Path as FsPath;
-use tower_http::services::ServeDir;
 use uuid::Uuid;
 
 /// Escapes text for HTML element content and double-quoted attribute values.
@@ -72,8 +71,15 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
-/// The common layout: head, navigation with the signed-in user, the page body and its module.
-fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> String {
+/// The common layout: head, navigation with the signed-in user, the page body and its module
+/// (a file of `static/`, loaded from `static_prefix`).
+fn layout_html(
+    title: &str,
+    user: &MaybeUser,
+    body: &str,
+    static_prefix: &str,
+    script: &str,
+) -> String {
     let who = match &user.0 {
         Some(u) => format!(
             "<a id=\"me\" href=\"/player/{name}\" data-username=\"{name}\">{name}</a> \
@@ -86,6 +92,7 @@ fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> Strin
         LAYOUT,
         &[
             ("title", &escape(title)),
+            ("static", static_prefix),
             ("script", script),
             ("who", &who),
             ("body", body),
@@ -93,8 +100,9 @@ fn layout_html(title: &str, user: &MaybeUser, body: &str, script: &str) -> Strin
     )
 }
 
-fn page(title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
-    let html = layout_html(title, user, body, script);
+fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+    let prefix = super::assets::versioned_prefix(&state.static_version);
+    let html = layout_html(title, user, body, &prefix, script);
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
@@ -132,8 +140,8 @@ fn player_body(name: &str) -> String {
     )
 }
 
-async fn lobby(user: MaybeUser) -> Response {
-    page("Lobby", &user, &lobby_body(), "lobby.js")
+async fn lobby(State(state): State<AppState>, user: MaybeUser) -> Response {
+    page(&state, "Lobby", &user, &lobby_body(), "lobby.js")
 }
 
 /// A small HTML page saying what went wrong, with a link home, answered with `status`. It is
@@ -152,6 +160,7 @@ pub fn error_page(status: StatusCode, heading: &str, detail: &str) -> Response {
         LAYOUT,
         &[
             ("title", &escape(heading)),
+            ("static", "/static"),
             ("script", "common.js"),
             ("who", ""),
             ("body", &body),
@@ -196,7 +205,7 @@ async fn game_of_path(
     (title, body, script): (&str, fn(Uuid) -> String, &str),
 ) -> Response {
     match existing_game(state, path).await {
-        Some(game_id) => page(title, user, &body(game_id), script),
+        Some(game_id) => page(state, title, user, &body(game_id), script),
         None => no_such_game(),
     }
 }
@@ -217,9 +226,13 @@ async fn replay_page(
     game_of_path(&state, &user, path, ("Replay", replay_body, "replay.js")).await
 }
 
-async fn player_page(user: MaybeUser, path: Result<Path<String>, PathRejection>) -> Response {
+async fn player_page(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
     match path {
-        Ok(Path(name)) => page(&name, &user, &player_body(&name), "player.js"),
+        Ok(Path(name)) => page(&state, &name, &user, &player_body(&name), "player.js"),
         // Only a name that is not UTF-8 once decoded: it names nobody.
         Err(_) => error_page(
             StatusCode::NOT_FOUND,
@@ -238,15 +251,6 @@ pub fn router() -> Router<AppState> {
         .route("/player/{name}", get(player_page))
 }
 
-/// The static files (`static/` by default) under `/static`. A missing file, or a method other
-/// than GET or HEAD, is answered as any path no route serves (`web::fallback`), not with
-/// `ServeDir`'s empty 404 and 405.
-pub fn static_files(dir: &FsPath) -> ServeDir<super::fallback::StaticMiss> {
-    ServeDir::new(dir)
-        .call_fallback_on_method_not_allowed(true)
-        .fallback(super::fallback::StaticMiss)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,9 +266,10 @@ mod tests {
             player_body("<alice>"),
             fill(ERROR, &[("status", "404"), ("heading", ""), ("detail", "")]),
         ] {
-            let html = layout_html("<title>", &signed_out, &body, "x.js");
+            let html = layout_html("<title>", &signed_out, &body, "/static/v1", "x.js");
             assert!(!html.contains("{{"), "{html}");
             assert!(html.starts_with("<!doctype html>"));
+            assert!(html.contains("src=\"/static/v1/x.js\""), "{html}");
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));

@@ -6,7 +6,7 @@ use oddboard::client::Client;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -15,7 +15,7 @@ fn free_port() -> u16 {
 
 /// The server process; killed when dropped, so a failing test leaves no server behind
 /// (one would hold the test harness's output open).
-struct ServerProcess(Child);
+pub struct ServerProcess(pub Child);
 
 impl std::ops::Deref for ServerProcess {
     type Target = Child;
@@ -49,7 +49,7 @@ fn start_server(port: u16, database_url: &str) -> ServerProcess {
     ServerProcess(child)
 }
 
-async fn wait_healthy(addr: &str) {
+pub async fn wait_healthy(addr: &str) {
     for _ in 0..200 {
         let mut client = Client::new(addr);
         if let Ok(response) = client.get("/healthz").await {

@@ -9,6 +9,7 @@ mod limits;
 mod loadtest;
 mod lobby;
 mod mux;
+mod ops;
 mod server;
 mod store;
 mod web;

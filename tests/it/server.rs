@@ -124,6 +124,11 @@ impl TestServer {
         }
     }
 
+    /// The URL of the server's database, for tools run beside it (`oddboard admin`).
+    pub fn database_url(&self) -> String {
+        database_url_named(&self.database_name)
+    }
+
     pub fn client(&self) -> Client {
         Client::new(self.addr.clone())
     }
