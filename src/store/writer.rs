@@ -15,7 +15,11 @@
 //! separate connections; the default is one, which measured fastest here.
 //!
 //! The writer stops once every [`GameWriter`] handle is dropped and the queue is drained,
-//! so a shutdown that drops its handles loses nothing that was queued.
+//! so a shutdown that drops its handles loses nothing that was queued. Nothing else stops it:
+//! while PostgreSQL is away each batch fails on its own (within the pool's acquire timeout)
+//! and its callers are told so; the batch after it starts afresh on whatever connection the
+//! pool has then, and every outcome is reported to the store's health
+//! ([`super::StoreHealth`]), which pauses the game clocks.
 
 use super::{GameChange, NewAction, Store, StoreError};
 use crate::histogram::{DurationHistogram, HistogramSnapshot};
@@ -116,7 +120,9 @@ impl GameWriter {
     /// # Errors
     /// What [`Store::apply_changes`] answers for the change ([`StoreError::DuplicatePly`],
     /// [`StoreError::NotFound`]…; the other changes of the batch commit regardless);
-    /// [`StoreError::BatchFailed`] if the whole batch failed (e.g. the connection was lost);
+    /// [`StoreError::Unavailable`] if the whole batch failed because PostgreSQL is away (the
+    /// connection was lost, the server is restarting…), [`StoreError::BatchFailed`] if it
+    /// failed for another reason;
     /// [`StoreError::WriterStopped`] if the writer task is gone.
     pub async fn commit(&self, change: GameChange) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
@@ -219,6 +225,7 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
     let sent = Instant::now();
     let applied = store.apply_changes(&changes).await;
     stats.commit_times.record(sent.elapsed());
+    store.observe(&applied);
     match applied {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
@@ -231,12 +238,20 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
         Err(err) => {
             tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
             stats.record_failed_batch(changes.len());
+            let unavailable = err.is_unavailable();
             let cause = err.to_string();
             for reply in replies {
-                let _ = reply.send(Err(StoreError::BatchFailed {
-                    rows: changes.len(),
-                    cause: cause.clone(),
-                }));
+                let failure = if unavailable {
+                    StoreError::Unavailable {
+                        cause: cause.clone(),
+                    }
+                } else {
+                    StoreError::BatchFailed {
+                        rows: changes.len(),
+                        cause: cause.clone(),
+                    }
+                };
+                let _ = reply.send(Err(failure));
             }
         }
     }
