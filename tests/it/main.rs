@@ -8,6 +8,7 @@ mod crash;
 mod loadtest;
 mod lobby;
 mod mux;
+mod outage;
 mod server;
 mod store;
 mod web;

@@ -69,7 +69,6 @@ impl TestServer {
 
     /// Starts a server on a fresh database with its configuration changed by `configure`
     /// (tests of the settings: limits, the public URL, proxies).
-    #[allow(dead_code)] // the settings' tests are being written against it
     pub async fn start_configured(
         settings: GameSettings,
         configure: impl FnOnce(&mut Config),

@@ -1,0 +1,323 @@
+//! PostgreSQL going away under a live server. Each test runs a PostgreSQL instance of its own
+//! ([`PrivatePostgres`]: Debian's `initdb` and `pg_ctl` in a temporary directory, on a free
+//! port), so stopping it leaves the shared test cluster alone, starts a server on it, plays
+//! through real sockets, stops and starts the instance mid-game, and checks what the players
+//! were told against what the database holds.
+
+use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use oddboard::client::Client;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// Where Debian installs each PostgreSQL version's programs (`<version>/bin`).
+const POSTGRESQL_LIBS: &str = "/usr/lib/postgresql";
+
+/// A PostgreSQL instance in a temporary directory, stopped and removed when dropped, so a
+/// failing test leaves nothing running.
+struct PrivatePostgres {
+    dir: PathBuf,
+    bin: PathBuf,
+    port: u16,
+    /// Root runs the programs as the `postgres` user (PostgreSQL refuses to run as root).
+    as_postgres: bool,
+}
+
+impl PrivatePostgres {
+    /// Creates a cluster (trust authentication, user `postgres`) and starts it on
+    /// 127.0.0.1 on a free port.
+    fn start() -> PrivatePostgres {
+        let dir =
+            std::env::temp_dir().join(format!("oddboard-outage-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let postgres = PrivatePostgres {
+            dir,
+            bin: postgresql_bin(),
+            port: free_port(),
+            as_postgres: running_as_root(),
+        };
+        if postgres.as_postgres {
+            run(Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(&postgres.dir));
+        }
+        let data = postgres.data();
+        postgres.run_tool(
+            "initdb",
+            &[
+                "-D",
+                &data,
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        postgres.start_again();
+        postgres
+    }
+
+    fn data(&self) -> String {
+        self.dir.join("data").display().to_string()
+    }
+
+    /// A URL of a database in this instance.
+    fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// Starts the (stopped) instance and waits until it accepts connections.
+    fn start_again(&self) {
+        // Durability across a crash of the machine is not what these tests are about.
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.display()
+        );
+        let log = self.dir.join("postgresql.log").display().to_string();
+        self.run_tool(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data(),
+                "-o",
+                &options,
+                "-l",
+                &log,
+                "-w",
+                "start",
+            ],
+        );
+    }
+
+    /// A fast shutdown, as a restart by the operating system does it: open connections are
+    /// cut, transactions under way are rolled back.
+    fn stop(&self) {
+        self.run_tool("pg_ctl", &["-D", &self.data(), "-m", "fast", "-w", "stop"]);
+    }
+
+    fn run_tool(&self, tool: &str, args: &[&str]) {
+        let program = self.bin.join(tool);
+        let mut command = if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        command.args(args).current_dir(&self.dir);
+        run(&mut command);
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        let program = self.bin.join("pg_ctl");
+        let data = self.data();
+        let args = ["-D", data.as_str(), "-m", "immediate", "-w", "stop"];
+        // Already stopped (the test's own stop, or a failed start) is fine.
+        let _ = if self.as_postgres {
+            Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(program)
+                .args(args)
+                .output()
+        } else {
+            Command::new(program).args(args).output()
+        };
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs a command to its end; panics with its output if it fails.
+fn run(command: &mut Command) {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The `bin` directory of the newest PostgreSQL installed.
+fn postgresql_bin() -> PathBuf {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(POSTGRESQL_LIBS)
+        .unwrap_or_else(|e| panic!("PostgreSQL is not installed in {POSTGRESQL_LIBS}: {e}"))
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("pg_ctl").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .map(|(_, bin)| bin)
+        .unwrap_or_else(|| panic!("no pg_ctl under {POSTGRESQL_LIBS}"))
+}
+
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "0")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .unwrap_or_else(|e| panic!("no free port: {e}"))
+}
+
+/// The status `/healthz` answers.
+async fn health(addr: &str) -> u16 {
+    Client::new(addr)
+        .get("/healthz")
+        .await
+        .map_or(0, |response| response.status)
+}
+
+/// Waits (up to [`WAIT`]) until `/healthz` answers `status`.
+async fn wait_for_health(addr: &str, status: u16) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while health(addr).await != status {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "/healthz never answered {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The actions stored for a game, `(ply, machine)` in ply order, read from the instance.
+async fn stored_actions(url: &str, game_id: &str) -> Vec<(i32, String)> {
+    let pool = sqlx::PgPool::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot read the database back: {e}"));
+    let game_id = uuid::Uuid::parse_str(game_id).unwrap_or_else(|e| panic!("{game_id}: {e}"));
+    let actions =
+        sqlx::query_as("select ply, machine from game_action where game_id = $1 order by ply")
+            .bind(game_id)
+            .fetch_all(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("reading the actions back: {e}"));
+    pool.close().await;
+    actions
+}
+
+/// Both players move in turn (by [`choose`]) until the game reaches `until_ply`; each action
+/// is acknowledged to both before the next.
+async fn play_to(white: &mut Watcher, black: &mut Watcher, until_ply: u64) {
+    while white.ply < until_ply {
+        let ply = white.ply;
+        let mover = if white.is_my_turn() {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        assert!(mover.is_my_turn(), "nobody can move at ply {ply}");
+        let action = choose(&mover.legal, ply);
+        mover.act(&action).await;
+        white.read_until(|w| w.ply > ply).await;
+        black.read_until(|w| w.ply > ply).await;
+    }
+}
+
+fn acknowledged(watcher: &Watcher) -> Vec<(i32, String)> {
+    watcher
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, machine)| (i32::try_from(i + 1).unwrap_or(i32::MAX), machine.clone()))
+        .collect()
+}
+
+/// The clock reading in the last action event a watcher saw.
+fn last_clock(watcher: &Watcher) -> Value {
+    watcher
+        .events
+        .iter()
+        .rev()
+        .find(|event| event["kind"] == "action")
+        .map(|event| event["clock"].clone())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgresql_restart_mid_game_loses_nothing_and_charges_no_time() {
+    let postgres = PrivatePostgres::start();
+    let database = "oddboard_outage";
+    let server = TestServer::start_configured(fast_settings(), |config| {
+        config.database_url = postgres.url(database);
+    })
+    .await;
+    let mut alice: Player = server.guest().await;
+    let mut bob = server.guest().await;
+    // Nine seconds each, no increment: the outage below lasts longer than that, so had it
+    // been charged, White's flag would fall.
+    let clock = json!({ "minutes": 0.15, "increment": 0 });
+    let game_id = alice.create_game("suicide", clock.clone(), "white").await;
+    bob.accept(&game_id).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_to(&mut white, &mut black, 4).await;
+    assert_eq!(health(&server.addr).await, 200);
+
+    postgres.stop();
+
+    assert_eq!(health(&server.addr).await, 503);
+    let action = choose(&white.legal, white.ply);
+    white.act(&action).await;
+    white.expect_error("store_unavailable").await;
+    let refused = alice.try_create_game("suicide", clock, "white").await;
+    assert_eq!(
+        (refused.status, refused.json()["error"].clone()),
+        (503, json!("store_unavailable")),
+        "{}",
+        refused.body
+    );
+    // Longer than White's whole time.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(health(&server.addr).await, 503);
+
+    postgres.start_again();
+    wait_for_health(&server.addr, 200).await;
+
+    // The same action goes through now: no flag fell, and the writer took it.
+    white.act(&action).await;
+    white.read_until(|w| w.ply == 5).await;
+    black.read_until(|w| w.ply == 5).await;
+    let white_ms = last_clock(&white)["white_ms"].as_u64().unwrap_or(0);
+    assert!(white_ms > 0, "{}", last_clock(&white));
+    play_to(&mut white, &mut black, 8).await;
+    for watcher in [&white, &black] {
+        assert_eq!(
+            watcher.outcome, None,
+            "the game ended: {:?}",
+            watcher.events
+        );
+        assert!(
+            !watcher
+                .errors
+                .iter()
+                .any(|e| e["code"] != "store_unavailable"),
+            "{:?}",
+            watcher.errors
+        );
+    }
+    assert_eq!(black.moves, white.moves);
+
+    // Every acknowledged action is in the database, once, and nothing else is.
+    let stored = stored_actions(&postgres.url(database), &game_id).await;
+    assert_eq!(stored, acknowledged(&white));
+    server.stop().await;
+}
