@@ -996,6 +996,7 @@ impl GameActor {
         if self.status != GameStatus::Active || self.unsettled_ply != Some(ply) {
             return Ok(());
         }
+        self.games.store().check_available()?;
         let stored_ply = i32::try_from(ply).unwrap_or(i32::MAX);
         let stored = self.games.store().stored_action(self.id, stored_ply).await;
         self.games.store().observe(&stored);

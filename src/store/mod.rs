@@ -246,6 +246,20 @@ impl Store {
         &self.health
     }
 
+    /// Refuses at once while an outage is under way (see [`StoreHealth`]), for callers that
+    /// would otherwise wait out the pool's acquire timeout for nothing.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] during an outage.
+    pub fn check_available(&self) -> Result<(), StoreError> {
+        if self.health.is_available() {
+            return Ok(());
+        }
+        Err(StoreError::Unavailable {
+            cause: "PostgreSQL has not answered since the last failure".into(),
+        })
+    }
+
     /// Tells the store how a query went: a failure because PostgreSQL is away begins an
     /// outage (and starts the prober that ends it), a success ends one. Other failures say
     /// nothing about availability.

@@ -222,10 +222,20 @@ fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
 async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
     let (changes, replies): (Vec<GameChange>, Vec<_>) =
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
-    let sent = Instant::now();
-    let applied = store.apply_changes(&changes).await;
-    stats.commit_times.record(sent.elapsed());
-    store.observe(&applied);
+    // While PostgreSQL is known to be away, a batch is refused at once instead of waiting
+    // out the pool's acquire timeout (sqlx retries a refused connection until then): the
+    // players hear `store_unavailable` at once, and the queue does not pile up behind
+    // batches that cannot succeed. The store's prober ends the outage.
+    let applied = match store.check_available() {
+        Ok(()) => {
+            let sent = Instant::now();
+            let applied = store.apply_changes(&changes).await;
+            stats.commit_times.record(sent.elapsed());
+            store.observe(&applied);
+            applied
+        }
+        Err(away) => Err(away),
+    };
     match applied {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
@@ -236,9 +246,14 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
             }
         }
         Err(err) => {
-            tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
-            stats.record_failed_batch(changes.len());
             let unavailable = err.is_unavailable();
+            if unavailable {
+                // The outage itself is logged once, where it begins (`Store::observe`).
+                tracing::debug!(changes = changes.len(), cause = %err, "batch refused: PostgreSQL is away");
+            } else {
+                tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
+            }
+            stats.record_failed_batch(changes.len());
             let cause = err.to_string();
             for reply in replies {
                 let failure = if unavailable {

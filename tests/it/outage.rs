@@ -198,8 +198,9 @@ async fn wait_for_health(addr: &str, status: u16) {
     }
 }
 
-/// The actions stored for a game, `(ply, machine)` in ply order, read from the instance.
-async fn stored_actions(url: &str, game_id: &str) -> Vec<(i32, String)> {
+/// A game's stored status and its actions, `(ply, machine)` in ply order, read from the
+/// instance.
+async fn stored_game(url: &str, game_id: &str) -> (String, Vec<(i32, String)>) {
     let pool = sqlx::PgPool::connect(url)
         .await
         .unwrap_or_else(|e| panic!("cannot read the database back: {e}"));
@@ -210,8 +211,13 @@ async fn stored_actions(url: &str, game_id: &str) -> Vec<(i32, String)> {
             .fetch_all(&pool)
             .await
             .unwrap_or_else(|e| panic!("reading the actions back: {e}"));
+    let status = sqlx::query_scalar("select status from game where game_id = $1")
+        .bind(game_id)
+        .fetch_one(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("reading the game back: {e}"));
     pool.close().await;
-    actions
+    (status, actions)
 }
 
 /// Both players move in turn (by [`choose`]) until the game reaches `until_ply`; each action
@@ -317,7 +323,153 @@ async fn a_postgresql_restart_mid_game_loses_nothing_and_charges_no_time() {
     assert_eq!(black.moves, white.moves);
 
     // Every acknowledged action is in the database, once, and nothing else is.
-    let stored = stored_actions(&postgres.url(database), &game_id).await;
-    assert_eq!(stored, acknowledged(&white));
+    let stored = stored_game(&postgres.url(database), &game_id).await;
+    assert_eq!(stored, ("active".to_string(), acknowledged(&white)));
+    server.stop().await;
+}
+
+/// How a game's player answers: the action was acknowledged (its event came), or refused
+/// because PostgreSQL is away.
+enum Answer {
+    Acknowledged,
+    StoreUnavailable,
+}
+
+/// Plays one game to `until_ply` (or its end) as both players would through an outage:
+/// an action refused with `store_unavailable` is sent again a little later, until the game
+/// takes it.
+async fn play_through_outages(mut game: PlayedGame, until_ply: u64) -> PlayedGame {
+    let PlayedGame {
+        white,
+        black,
+        refusals,
+        ..
+    } = &mut game;
+    while white.ply < until_ply && white.outcome.is_none() {
+        let ply = white.ply;
+        let (mover, other) = if white.is_my_turn() {
+            (&mut *white, &mut *black)
+        } else {
+            (&mut *black, &mut *white)
+        };
+        assert!(mover.is_my_turn(), "nobody can move at ply {ply}");
+        let action = choose(&mover.legal, ply);
+        loop {
+            mover.act(&action).await;
+            match answer(mover, ply).await {
+                Answer::Acknowledged => break,
+                Answer::StoreUnavailable => {
+                    *refusals += 1;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        other
+            .read_until(|w| w.ply > ply || w.outcome.is_some())
+            .await;
+    }
+    game
+}
+
+/// One game as its two players saw it.
+struct PlayedGame {
+    game_id: String,
+    white: Watcher,
+    black: Watcher,
+    /// Actions refused with `store_unavailable` (and sent again).
+    refusals: u32,
+}
+
+/// Reads the mover's messages until its action at `ply + 1` is acknowledged or refused.
+async fn answer(mover: &mut Watcher, ply: u64) -> Answer {
+    loop {
+        let message = mover.next().await;
+        if mover.ply > ply || mover.outcome.is_some() {
+            return Answer::Acknowledged;
+        }
+        match message["code"].as_str() {
+            None => {}
+            Some("store_unavailable") => return Answer::StoreUnavailable,
+            // The answer to an earlier try that was stored after all (its cut-off commit was
+            // read back and adopted, and the event came first).
+            Some("duplicate_action") => {}
+            Some(_) => panic!("refused at ply {ply}: {message}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action() {
+    const GAMES: usize = 6;
+    // Past the end: every game is played out (72 plies with this policy), through the
+    // outage and the action that ends it, committed with the result.
+    const UNTIL_PLY: u64 = 1000;
+    let postgres = PrivatePostgres::start();
+    let database = "oddboard_outage_load";
+    let server = TestServer::start_configured(fast_settings(), |config| {
+        config.database_url = postgres.url(database);
+    })
+    .await;
+    let mut games = Vec::new();
+    for _ in 0..GAMES {
+        let mut alice = server.guest().await;
+        let mut bob = server.guest().await;
+        // Without a clock: what is checked here is the record, not the time.
+        let game_id = alice.create_game("suicide", Value::Null, "white").await;
+        bob.accept(&game_id).await;
+        let game = PlayedGame {
+            white: alice.watch(&game_id).await,
+            black: bob.watch(&game_id).await,
+            game_id,
+            refusals: 0,
+        };
+        games.push(play_through_outages(game, 4).await);
+    }
+
+    // Stopped while the games are being played, and started again a little later.
+    let mut players = tokio::task::JoinSet::new();
+    for game in games {
+        players.spawn(play_through_outages(game, UNTIL_PLY));
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    postgres.stop();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    postgres.start_again();
+
+    let mut played = Vec::new();
+    while let Some(views) = players.join_next().await {
+        played.push(views.unwrap_or_else(|e| panic!("a game's players failed: {e}")));
+    }
+    wait_for_health(&server.addr, 200).await;
+    assert_eq!(played.len(), GAMES);
+    let refusals: u32 = played.iter().map(|game| game.refusals).sum();
+    eprintln!("actions refused with store_unavailable and sent again: {refusals}");
+    for PlayedGame {
+        game_id,
+        white,
+        black,
+        ..
+    } in &played
+    {
+        assert_eq!(black.moves, white.moves);
+        assert!(
+            white.ply >= UNTIL_PLY || white.outcome.is_some(),
+            "stopped at ply {}",
+            white.ply
+        );
+        // Every acknowledged action is in the database, once, and nothing else is; so is
+        // the end of a game that was announced.
+        let status = if white.outcome.is_some() {
+            "finished"
+        } else {
+            "active"
+        };
+        let stored = stored_game(&postgres.url(database), game_id).await;
+        assert_eq!(
+            stored,
+            (status.to_string(), acknowledged(white)),
+            "game {game_id}"
+        );
+    }
     server.stop().await;
 }
