@@ -195,6 +195,9 @@ struct GameActor {
     /// before the game goes on, the actor reads what the store holds for that ply and adopts
     /// it ([`GameActor::catch_up_with_store`]).
     unsettled_ply: Option<u32>,
+    /// Whether the commit of an end (a resignation, a flag…) failed with the store away,
+    /// so that the game may be over in the record but not in memory; settled the same way.
+    unsettled_end: bool,
     ended_at: Option<u64>,
     /// Since when nobody has been connected (None while someone is), on the actor's time scale.
     unwatched_since: Option<u64>,
@@ -376,6 +379,7 @@ impl GameActor {
             idle_deadline: None,
             store_retry_at: None,
             unsettled_ply: None,
+            unsettled_end: false,
             ended_at: None,
             unwatched_since: Some(0),
             dice,
@@ -720,6 +724,7 @@ impl GameActor {
     }
 
     async fn join(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.catch_up_with_store().await?;
         if self.status != GameStatus::Waiting {
             return Err(GameError::AlreadyStarted);
         }
@@ -838,8 +843,21 @@ impl GameActor {
             return Err(GameError::NotYourTurn);
         }
         let now = self.now_ms();
-        self.commit_action(color, action, now, received, false)
-            .await?;
+        let committed = self
+            .commit_action(color, action, now, received, false)
+            .await;
+        if matches!(
+            committed,
+            Err(GameError::Store(StoreError::DuplicatePly { .. }))
+        ) {
+            // The ply holds another action, stored by a try whose answer was lost: the game
+            // takes that one in, and this one came too late for its ply.
+            self.catch_up_with_store().await?;
+            return Err(GameError::WrongPly {
+                expected: self.ply() + 1,
+            });
+        }
+        committed?;
         self.play_forced_actions().await;
         Ok(())
     }
@@ -992,6 +1010,9 @@ impl GameActor {
     /// The store cannot be read (the ply stays unsettled and nothing changes), or adopting
     /// the stored action failed.
     async fn catch_up_with_store(&mut self) -> Result<(), GameError> {
+        if self.unsettled_end {
+            self.settle_end().await?;
+        }
         let ply = self.ply() + 1;
         if self.status != GameStatus::Active || self.unsettled_ply != Some(ply) {
             return Ok(());
@@ -1013,6 +1034,25 @@ impl GameActor {
             let forced = self.game.forced_action().as_deref() == Some(machine.as_str());
             self.commit_action(color, &machine, now, Instant::now(), forced)
                 .await?;
+        }
+        Ok(())
+    }
+
+    /// Reads whether an end whose commit was cut off is in the record, and if it is, ends
+    /// the game as stored.
+    async fn settle_end(&mut self) -> Result<(), GameError> {
+        self.games.store().check_available()?;
+        let record = self.games.store().load_game(self.id).await;
+        self.games.store().observe(&record);
+        let record = record?;
+        self.unsettled_end = false;
+        let stored_end = record
+            .filter(|r| matches!(r.status, GameStatus::Finished | GameStatus::Aborted))
+            .and_then(|r| r.outcome);
+        if let Some(outcome) = stored_end {
+            tracing::warn!("concluding with an end stored by a commit whose answer was lost");
+            let now = self.now_ms();
+            self.conclude(outcome, now).await;
         }
         Ok(())
     }
@@ -1042,7 +1082,22 @@ impl GameActor {
             outcome,
             ended_at: chrono::Utc::now(),
         };
-        self.games.inner.writer.commit(GameChange::End(end)).await?;
+        if let Err(e) = self.games.inner.writer.commit(GameChange::End(end)).await {
+            let over_in_the_record = matches!(e, StoreError::NotFound);
+            self.unsettled_end |= e.is_unavailable() || over_in_the_record;
+            if over_in_the_record {
+                // An earlier end was stored but its answer lost: the game takes it in.
+                self.settle_end().await?;
+                if let Some(stored) = self.outcome {
+                    return if stored == outcome {
+                        Ok(())
+                    } else {
+                        Err(GameError::GameOver)
+                    };
+                }
+            }
+            return Err(e.into());
+        }
         self.conclude(outcome, now).await;
         Ok(())
     }
@@ -1132,6 +1187,7 @@ impl GameActor {
     }
 
     async fn request(&mut self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
+        self.catch_up_with_store().await?;
         // The creator of an open challenge, who has no seat until someone accepts, may
         // withdraw it.
         if self.status == GameStatus::Waiting

@@ -9,6 +9,8 @@ use oddboard::client::Client;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Where Debian installs each PostgreSQL version's programs (`<version>/bin`).
@@ -338,7 +340,11 @@ enum Answer {
 /// Plays one game to `until_ply` (or its end) as both players would through an outage:
 /// an action refused with `store_unavailable` is sent again a little later, until the game
 /// takes it.
-async fn play_through_outages(mut game: PlayedGame, until_ply: u64) -> PlayedGame {
+async fn play_through_outages(
+    mut game: PlayedGame,
+    until_ply: u64,
+    acknowledged_actions: Arc<AtomicU64>,
+) -> PlayedGame {
     let PlayedGame {
         white,
         black,
@@ -357,7 +363,10 @@ async fn play_through_outages(mut game: PlayedGame, until_ply: u64) -> PlayedGam
         loop {
             mover.act(&action).await;
             match answer(mover, ply).await {
-                Answer::Acknowledged => break,
+                Answer::Acknowledged => {
+                    acknowledged_actions.fetch_add(1, Ordering::Relaxed);
+                    break;
+                }
                 Answer::StoreUnavailable => {
                     *refusals += 1;
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -423,15 +432,23 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
             game_id,
             refusals: 0,
         };
-        games.push(play_through_outages(game, 4).await);
+        games.push(play_through_outages(game, 4, Arc::default()).await);
     }
 
-    // Stopped while the games are being played, and started again a little later.
+    // Stopped while the games are being played (some 30 plies into the 400 or so left
+    // to play), and started again a little later.
+    let acknowledged_actions = Arc::new(AtomicU64::new(0));
     let mut players = tokio::task::JoinSet::new();
     for game in games {
-        players.spawn(play_through_outages(game, UNTIL_PLY));
+        players.spawn(play_through_outages(
+            game,
+            UNTIL_PLY,
+            Arc::clone(&acknowledged_actions),
+        ));
     }
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    while acknowledged_actions.load(Ordering::Relaxed) < 30 {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     postgres.stop();
     tokio::time::sleep(Duration::from_secs(2)).await;
     postgres.start_again();
@@ -471,5 +488,76 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
             "game {game_id}"
         );
     }
+    server.stop().await;
+}
+
+/// Two guests in a game without a clock, after both first moves.
+async fn untimed_game_after_first_moves(server: &TestServer) -> (String, Watcher, Watcher) {
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let game_id = alice.create_game("suicide", Value::Null, "white").await;
+    bob.accept(&game_id).await;
+    let mut white = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play_to(&mut white, &mut black, 2).await;
+    (game_id, white, black)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ply_stored_with_another_action_is_taken_in_and_play_goes_on() {
+    let server = TestServer::start(fast_settings()).await;
+    let (game_id, mut white, mut black) = untimed_game_after_first_moves(&server).await;
+    // As if White's move had been committed when the connection broke, and White had then
+    // chosen another move: the record holds one action for ply 3, the game none.
+    let stored = choose(&white.legal, white.ply);
+    let other = white
+        .legal
+        .iter()
+        .find(|action| **action != stored)
+        .cloned()
+        .unwrap_or_default();
+    server
+        .execute(&format!(
+            "insert into game_action (game_id, ply, machine, human) \
+             values ('{game_id}', 3, '{stored}', '{stored}');"
+        ))
+        .await;
+
+    white.act(&other).await;
+
+    // The stored action is announced as played, and the other one came too late for its ply
+    // (the answer and the event may come in either order).
+    white.expect_error("wrong_ply").await;
+    white.read_until(|w| w.ply == 3).await;
+    black.read_until(|w| w.ply == 3).await;
+    for watcher in [&white, &black] {
+        assert_eq!(watcher.moves.get(2), Some(&stored));
+    }
+    // Play goes on from the record.
+    play_to(&mut white, &mut black, 6).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_end_stored_without_its_answer_is_taken_in() {
+    let server = TestServer::start(fast_settings()).await;
+    let (game_id, mut white, mut black) = untimed_game_after_first_moves(&server).await;
+    // As if a resignation by White had been committed when the connection broke: the record
+    // has the game over, the game does not know it.
+    server
+        .execute(&format!(
+            "update game set status = 'finished', result = '0-1', \
+             end_reason = 'resignation', ended_at = now() where game_id = '{game_id}';"
+        ))
+        .await;
+
+    // White resigns again: the end already stored is taken in and announced.
+    white.send(json!({ "t": "resign" })).await;
+    let resigned = json!({ "winner": "black", "reason": "resignation" });
+    for watcher in [&mut white, &mut black] {
+        watcher.read_until(|w| w.outcome.is_some()).await;
+        assert_eq!(watcher.outcome, Some(resigned.clone()));
+    }
+    assert!(white.errors.is_empty(), "{:?}", white.errors);
     server.stop().await;
 }
