@@ -517,10 +517,7 @@ async fn a_ply_stored_with_another_action_is_taken_in_and_play_goes_on() {
         .cloned()
         .unwrap_or_default();
     server
-        .execute(&format!(
-            "insert into game_action (game_id, ply, machine, human) \
-             values ('{game_id}', 3, '{stored}', '{stored}');"
-        ))
+        .store_action_behind_its_back(&game_id, 3, &stored)
         .await;
 
     white.act(&other).await;
