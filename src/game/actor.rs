@@ -164,8 +164,11 @@ struct GameActor {
     time_control: Option<TimeControl>,
     rated: bool,
     clock: Option<Clock>,
-    /// The zero of the actor's millisecond time scale.
-    epoch: Instant,
+    /// The zero of the actor's millisecond time scale, on the store's time
+    /// ([`crate::store::StoreHealth::running_ms`]), which stands still while PostgreSQL is
+    /// away: clocks, deadlines and delays are all measured on it, so no flag falls and no
+    /// limit runs out during an outage, when nobody can act.
+    epoch: u64,
     moves: Vec<MoveView>,
     log: EventLog,
     sender: broadcast::Sender<Arc<str>>,
@@ -186,6 +189,15 @@ struct GameActor {
     /// Not before when to retry a change of the actor's own that the store failed to commit
     /// (see [`STORE_RETRY_MS`]); deadlines wait for it.
     store_retry_at: Option<u64>,
+    /// A ply whose commit failed in a way that leaves it unknown whether it was stored: the
+    /// store went away, or the ply turned out taken by another action. If the connection
+    /// broke after PostgreSQL committed, the action is in the record but not in memory; so
+    /// before the game goes on, the actor reads what the store holds for that ply and adopts
+    /// it ([`GameActor::catch_up_with_store`]).
+    unsettled_ply: Option<u32>,
+    /// Whether the commit of an end (a resignation, a flag…) failed with the store away,
+    /// so that the game may be over in the record but not in memory; settled the same way.
+    unsettled_end: bool,
     ended_at: Option<u64>,
     /// Since when nobody has been connected (None while someone is), on the actor's time scale.
     unwatched_since: Option<u64>,
@@ -338,6 +350,7 @@ impl GameActor {
     ) -> GameActor {
         let (sender, _) = broadcast::channel(BROADCAST_BUFFER);
         let pieces = game.snapshot().pieces;
+        let epoch = games.store().health().running_ms();
         GameActor {
             games,
             id,
@@ -351,7 +364,7 @@ impl GameActor {
             time_control: terms.time_control,
             rated: terms.rated,
             clock: terms.time_control.map(Clock::new),
-            epoch: Instant::now(),
+            epoch,
             moves: Vec::new(),
             log: EventLog::default(),
             sender,
@@ -365,6 +378,8 @@ impl GameActor {
             challenge_expires_at: None,
             idle_deadline: None,
             store_retry_at: None,
+            unsettled_ply: None,
+            unsettled_end: false,
             ended_at: None,
             unwatched_since: Some(0),
             dice,
@@ -406,11 +421,18 @@ impl GameActor {
     }
 
     fn now_ms(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.games
+            .store()
+            .health()
+            .running_ms()
+            .saturating_sub(self.epoch)
     }
 
+    /// When the actor's time reaches `ms`, if PostgreSQL stays available meanwhile. If it
+    /// goes away, the actor wakes early by the length of the outage, finds the deadline not
+    /// yet due, and sleeps again.
     fn instant_at(&self, ms: u64) -> Instant {
-        self.epoch + Duration::from_millis(ms)
+        Instant::now() + Duration::from_millis(ms.saturating_sub(self.now_ms()))
     }
 
     fn ply(&self) -> u32 {
@@ -524,6 +546,13 @@ impl GameActor {
             return false;
         }
         self.store_retry_at = None;
+        if let Err(e) = self.catch_up_with_store().await {
+            // Nothing is decided against a record the actor cannot read: a flag may not fall
+            // before the action that would have stopped the clock.
+            tracing::error!(cause = %e, "could not read the game's record; trying again");
+            self.store_retry_at = Some(now + STORE_RETRY_MS);
+            return false;
+        }
         self.play_forced_actions().await;
         let expired = self.status == GameStatus::Waiting
             && self.challenge_expires_at.is_some_and(|t| now >= t);
@@ -699,6 +728,7 @@ impl GameActor {
     }
 
     async fn join(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.catch_up_with_store().await?;
         if self.status != GameStatus::Waiting {
             return Err(GameError::AlreadyStarted);
         }
@@ -794,6 +824,9 @@ impl GameActor {
             return Err(GameError::NotStarted);
         }
         let color = self.seat_of(user_id).ok_or(GameError::NotAPlayer)?;
+        // First the game takes in an action stored without its answer, so this one is
+        // checked against the true next ply (its retry is then told it was played).
+        self.catch_up_with_store().await?;
         // A retry of an action already played is told so, also when that action ended the
         // game. The client may have written it in either notation the variant reads.
         let already = ply
@@ -814,8 +847,21 @@ impl GameActor {
             return Err(GameError::NotYourTurn);
         }
         let now = self.now_ms();
-        self.commit_action(color, action, now, received, false)
-            .await?;
+        let committed = self
+            .commit_action(color, action, now, received, false)
+            .await;
+        if matches!(
+            committed,
+            Err(GameError::Store(StoreError::DuplicatePly { .. }))
+        ) {
+            // The ply holds another action, stored by a try whose answer was lost: the game
+            // takes that one in, and this one came too late for its ply.
+            self.catch_up_with_store().await?;
+            return Err(GameError::WrongPly {
+                expected: self.ply() + 1,
+            });
+        }
+        committed?;
         self.play_forced_actions().await;
         Ok(())
     }
@@ -912,7 +958,12 @@ impl GameActor {
             // after: the action is committed, so it is adopted now.
             Err(StoreError::DuplicatePly { .. })
                 if self.stored_action(stored_ply).await.as_deref() == Some(&played.machine) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                if e.is_unavailable() || matches!(e, StoreError::DuplicatePly { .. }) {
+                    self.unsettled_ply = Some(ply);
+                }
+                return Err(e.into());
+            }
         }
         // Committed: adopt the new state. The opponent's time runs from now, when the action
         // can first be seen: the commit's wait is charged to neither side.
@@ -955,6 +1006,61 @@ impl GameActor {
         Ok(())
     }
 
+    /// If a commit left the next ply unsettled (see [`GameActor::unsettled_ply`]), reads
+    /// what the store holds for it and adopts that action if there is one, as if it had
+    /// just been played (time charged as now, which the outage's standstill keeps fair).
+    ///
+    /// # Errors
+    /// The store cannot be read (the ply stays unsettled and nothing changes), or adopting
+    /// the stored action failed.
+    async fn catch_up_with_store(&mut self) -> Result<(), GameError> {
+        if self.unsettled_end {
+            self.settle_end().await?;
+        }
+        let ply = self.ply() + 1;
+        if self.status != GameStatus::Active || self.unsettled_ply != Some(ply) {
+            return Ok(());
+        }
+        self.games.store().check_available()?;
+        let stored_ply = i32::try_from(ply).unwrap_or(i32::MAX);
+        let stored = self.games.store().stored_action(self.id, stored_ply).await;
+        self.games.store().observe(&stored);
+        let stored = stored?;
+        self.unsettled_ply = None;
+        if let Some(machine) = stored {
+            tracing::warn!(
+                ply,
+                "adopting an action stored by a commit whose answer was lost"
+            );
+            // Committing it again finds the ply taken by this very action, and adopts it.
+            let color = self.game.turn();
+            let now = self.now_ms();
+            let forced = self.game.forced_action().as_deref() == Some(machine.as_str());
+            self.commit_action(color, &machine, now, Instant::now(), forced)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Reads whether an end whose commit was cut off is in the record, and if it is, ends
+    /// the game as stored.
+    async fn settle_end(&mut self) -> Result<(), GameError> {
+        self.games.store().check_available()?;
+        let record = self.games.store().load_game(self.id).await;
+        self.games.store().observe(&record);
+        let record = record?;
+        self.unsettled_end = false;
+        let stored_end = record
+            .filter(|r| matches!(r.status, GameStatus::Finished | GameStatus::Aborted))
+            .and_then(|r| r.outcome);
+        if let Some(outcome) = stored_end {
+            tracing::warn!("concluding with an end stored by a commit whose answer was lost");
+            let now = self.now_ms();
+            self.conclude(outcome, now).await;
+        }
+        Ok(())
+    }
+
     /// The machine notation stored for this game's `ply`, if any (None if the store cannot
     /// tell).
     async fn stored_action(&self, ply: i32) -> Option<String> {
@@ -980,7 +1086,22 @@ impl GameActor {
             outcome,
             ended_at: chrono::Utc::now(),
         };
-        self.games.inner.writer.commit(GameChange::End(end)).await?;
+        if let Err(e) = self.games.inner.writer.commit(GameChange::End(end)).await {
+            let over_in_the_record = matches!(e, StoreError::NotFound);
+            self.unsettled_end |= e.is_unavailable() || over_in_the_record;
+            if over_in_the_record {
+                // An earlier end was stored but its answer lost: the game takes it in.
+                self.settle_end().await?;
+                if let Some(stored) = self.outcome {
+                    return if stored == outcome {
+                        Ok(())
+                    } else {
+                        Err(GameError::GameOver)
+                    };
+                }
+            }
+            return Err(e.into());
+        }
         self.conclude(outcome, now).await;
         Ok(())
     }
@@ -1070,6 +1191,7 @@ impl GameActor {
     }
 
     async fn request(&mut self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
+        self.catch_up_with_store().await?;
         // The creator of an open challenge, who has no seat until someone accepts, may
         // withdraw it.
         if self.status == GameStatus::Waiting

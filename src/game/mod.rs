@@ -79,6 +79,7 @@ impl GameError {
             GameError::TimeOut => "time_out",
             GameError::NotAllowed(code) => code,
             GameError::TooManyChallenges => "too_many_challenges",
+            GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
         }
     }
@@ -108,6 +109,10 @@ impl fmt::Display for GameError {
                  until one is taken"
             ),
             // Store details are logged, not sent.
+            GameError::Store(e) if e.is_unavailable() => f.write_str(
+                "the database is unavailable: nothing was done, and no clock runs until it is \
+                 back; try again shortly",
+            ),
             GameError::Store(_) => f.write_str("the action could not be stored; try again"),
         }
     }

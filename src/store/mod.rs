@@ -11,6 +11,8 @@
 //! - [`writer`]: [`GameWriter`], the group-commit task through which game actors commit
 //!   their changes, so that a move is acknowledged only once committed without paying one
 //!   fsync per move.
+//! - [`health`]: [`StoreHealth`], whether PostgreSQL answers, and the store time on which
+//!   game clocks run (it stands still while PostgreSQL is away).
 //!
 //! Queries are runtime-checked (`sqlx::query` / `query_as` with `#[derive(sqlx::FromRow)]`),
 //! not the `query!` macros: the crate must build without a database or an offline `.sqlx`
@@ -23,6 +25,7 @@
 pub mod admin;
 pub mod changes;
 pub mod games;
+pub mod health;
 pub mod lobby;
 pub mod users;
 pub mod writer;
@@ -34,6 +37,7 @@ pub use games::{
     GameSummary, JsonText, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
     PlayerResult, VariantResults,
 };
+pub use health::StoreHealth;
 pub use lobby::{
     GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,
 };
@@ -44,6 +48,7 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgPoolOptions};
 use sqlx::{Connection, PgConnection, PgPool};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -87,6 +92,12 @@ const INVALID_CATALOG_NAME: &str = "3D000";
 /// SQLSTATE `duplicate_database`: somebody else created it between our check and our CREATE.
 const DUPLICATE_DATABASE: &str = "42P04";
 
+/// SQLSTATEs that say the database server is going away or not yet there rather than that
+/// the statement is wrong: class 08 (connection exceptions) is matched by its prefix, these
+/// by name: `admin_shutdown`, `crash_shutdown`, `cannot_connect_now` (starting up or
+/// shutting down), `too_many_connections`.
+const UNAVAILABLE_SQLSTATES: [&str; 4] = ["57P01", "57P02", "57P03", "53300"];
+
 /// Every way the store can fail. Constraint violations that callers act on have their own
 /// variants; everything else is [`StoreError::Database`].
 #[derive(Debug, thiserror::Error)]
@@ -115,9 +126,16 @@ pub enum StoreError {
     /// and the code disagree.
     #[error("column {column} holds an unexpected value `{value}`")]
     InvalidValue { column: &'static str, value: String },
-    /// The batch this change was written in failed as a whole (see [`GameWriter`]).
+    /// The batch this change was written in failed as a whole (see [`GameWriter`]), for
+    /// another reason than PostgreSQL being away.
     #[error("the batch of {rows} game changes failed: {cause}")]
     BatchFailed { rows: usize, cause: String },
+    /// PostgreSQL could not be reached, or the connection was lost, while this change was
+    /// written (see [`GameWriter`]). It was most likely not committed; if the connection
+    /// broke after the commit it was, and writing it again finds its ply taken
+    /// ([`StoreError::DuplicatePly`]).
+    #[error("PostgreSQL is unavailable: {cause}")]
+    Unavailable { cause: String },
     /// A batch of game changes held a change to a game's row beside another change to the
     /// same game, which one statement cannot apply in order (see [`changes`]).
     #[error("the batch changes game {game_id} more than once")]
@@ -154,6 +172,32 @@ impl StoreError {
             _ => StoreError::Database(err),
         }
     }
+
+    /// Whether this failure is PostgreSQL being away (stopped, restarting, unreachable, the
+    /// connection lost) rather than something wrong with the request: the same request may
+    /// well succeed once it is back.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Unavailable { .. } | StoreError::Unreachable { .. } => true,
+            StoreError::Database(err) => sqlx_error_is_unavailable(err),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a sqlx error means the database could not be reached or the connection broke.
+fn sqlx_error_is_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(_) => sqlstate(err)
+            .is_some_and(|code| code.starts_with("08") || UNAVAILABLE_SQLSTATES.contains(&code)),
+        _ => false,
+    }
 }
 
 /// The persistence layer: a cheap-to-clone handle on the PostgreSQL pool.
@@ -163,6 +207,7 @@ pub struct Store {
     /// The connections of the group-commit writer ([`Store::apply_changes`]), with
     /// [`WRITER_PLANNER_SETTINGS`]. Same database as `pool`.
     writer_pool: PgPool,
+    health: Arc<StoreHealth>,
 }
 
 impl Store {
@@ -193,7 +238,48 @@ impl Store {
             .clone()
             .options(WRITER_PLANNER_SETTINGS);
         let writer_pool = pool_options(WRITER_CONNECTIONS).connect_lazy_with(writer_options);
-        Store { pool, writer_pool }
+        Store {
+            pool,
+            writer_pool,
+            health: Arc::default(),
+        }
+    }
+
+    /// Whether PostgreSQL answers, and the store time that game clocks run on.
+    pub fn health(&self) -> &StoreHealth {
+        &self.health
+    }
+
+    /// Refuses at once while an outage is under way (see [`StoreHealth`]), for callers that
+    /// would otherwise wait out the pool's acquire timeout for nothing.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] during an outage.
+    pub fn check_available(&self) -> Result<(), StoreError> {
+        if self.health.is_available() {
+            return Ok(());
+        }
+        Err(StoreError::Unavailable {
+            cause: "PostgreSQL has not answered since the last failure".into(),
+        })
+    }
+
+    /// Tells the store how a query went: a failure because PostgreSQL is away begins an
+    /// outage (and starts the prober that ends it), a success ends one. Other failures say
+    /// nothing about availability.
+    pub fn observe<T>(&self, result: &Result<T, StoreError>) {
+        match result {
+            Ok(_) => self.health.mark_back(),
+            Err(err) if err.is_unavailable() => {
+                if self.health.mark_away() {
+                    tracing::error!(cause = %err, "PostgreSQL is unavailable; clocks are paused");
+                }
+                if self.health.start_probing() {
+                    tokio::spawn(probe_until_back(self.clone()));
+                }
+            }
+            Err(_) => {}
+        }
     }
 
     /// The underlying pool, for health checks and tests.
@@ -212,8 +298,39 @@ impl Store {
     /// # Errors
     /// The database cannot be reached or does not answer.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("select 1").execute(&self.pool).await?;
-        Ok(())
+        let result = ping_pool(&self.pool).await;
+        self.observe(&result);
+        result
+    }
+}
+
+async fn ping_pool(pool: &PgPool) -> Result<(), StoreError> {
+    sqlx::query("select 1").execute(pool).await?;
+    Ok(())
+}
+
+/// The prober of an outage: pings both pools every [`health::PROBE_INTERVAL`] until both
+/// answer, then ends the outage. Each failed ping also drops a connection the outage left
+/// dead (sqlx closes a connection that fails its check on release), so that after a restart
+/// the players' first commits do not land on them.
+async fn probe_until_back(store: Store) {
+    loop {
+        tokio::time::sleep(health::PROBE_INTERVAL).await;
+        if !store.health.is_available() {
+            let writer = ping_pool(&store.writer_pool).await;
+            let main = ping_pool(&store.pool).await;
+            if writer.is_err() || main.is_err() {
+                continue;
+            }
+            store.health.mark_back();
+            tracing::info!("PostgreSQL answers again; clocks run");
+        }
+        store.health.stop_probing();
+        // A failure between the last check and giving the slot back found the slot taken
+        // and started no prober of its own: this one carries on.
+        if store.health.is_available() || !store.health.start_probing() {
+            break;
+        }
     }
 }
 
@@ -225,7 +342,7 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
         // No ping before every acquire: it was a whole extra round trip to PostgreSQL per
         // commit batch and per query (5% of the server's CPU under load, and as much of the
         // database's). A connection that died is found by the query that uses it, which
-        // fails like any database error (an action batch answers `storage_failed` and
+        // fails like any database error (an action batch answers `store_unavailable` and
         // nothing is adopted), and the pool then replaces it.
         .test_before_acquire(false)
 }

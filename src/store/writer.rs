@@ -15,7 +15,11 @@
 //! separate connections; the default is one, which measured fastest here.
 //!
 //! The writer stops once every [`GameWriter`] handle is dropped and the queue is drained,
-//! so a shutdown that drops its handles loses nothing that was queued.
+//! so a shutdown that drops its handles loses nothing that was queued. Nothing else stops it:
+//! while PostgreSQL is away each batch fails on its own (within the pool's acquire timeout)
+//! and its callers are told so; the batch after it starts afresh on whatever connection the
+//! pool has then, and every outcome is reported to the store's health
+//! ([`super::StoreHealth`]), which pauses the game clocks.
 
 use super::{GameChange, NewAction, Store, StoreError};
 use crate::histogram::{DurationHistogram, HistogramSnapshot};
@@ -116,7 +120,9 @@ impl GameWriter {
     /// # Errors
     /// What [`Store::apply_changes`] answers for the change ([`StoreError::DuplicatePly`],
     /// [`StoreError::NotFound`]…; the other changes of the batch commit regardless);
-    /// [`StoreError::BatchFailed`] if the whole batch failed (e.g. the connection was lost);
+    /// [`StoreError::Unavailable`] if the whole batch failed because PostgreSQL is away (the
+    /// connection was lost, the server is restarting…), [`StoreError::BatchFailed`] if it
+    /// failed for another reason;
     /// [`StoreError::WriterStopped`] if the writer task is gone.
     pub async fn commit(&self, change: GameChange) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
@@ -216,9 +222,20 @@ fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
 async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
     let (changes, replies): (Vec<GameChange>, Vec<_>) =
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
-    let sent = Instant::now();
-    let applied = store.apply_changes(&changes).await;
-    stats.commit_times.record(sent.elapsed());
+    // While PostgreSQL is known to be away, a batch is refused at once instead of waiting
+    // out the pool's acquire timeout (sqlx retries a refused connection until then): the
+    // players hear `store_unavailable` at once, and the queue does not pile up behind
+    // batches that cannot succeed. The store's prober ends the outage.
+    let applied = match store.check_available() {
+        Ok(()) => {
+            let sent = Instant::now();
+            let applied = store.apply_changes(&changes).await;
+            stats.commit_times.record(sent.elapsed());
+            store.observe(&applied);
+            applied
+        }
+        Err(away) => Err(away),
+    };
     match applied {
         Ok(results) => {
             let committed = results.iter().filter(|r| r.is_ok()).count();
@@ -229,14 +246,27 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
             }
         }
         Err(err) => {
-            tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
+            let unavailable = err.is_unavailable();
+            if unavailable {
+                // The outage itself is logged once, where it begins (`Store::observe`).
+                tracing::debug!(changes = changes.len(), cause = %err, "batch refused: PostgreSQL is away");
+            } else {
+                tracing::error!(changes = changes.len(), cause = %err, "batch of game changes failed");
+            }
             stats.record_failed_batch(changes.len());
             let cause = err.to_string();
             for reply in replies {
-                let _ = reply.send(Err(StoreError::BatchFailed {
-                    rows: changes.len(),
-                    cause: cause.clone(),
-                }));
+                let failure = if unavailable {
+                    StoreError::Unavailable {
+                        cause: cause.clone(),
+                    }
+                } else {
+                    StoreError::BatchFailed {
+                        rows: changes.len(),
+                        cause: cause.clone(),
+                    }
+                };
+                let _ = reply.send(Err(failure));
             }
         }
     }

@@ -95,6 +95,11 @@ impl ApiError {
             ApiError::Store(StoreError::NotFound) => {
                 (StatusCode::NOT_FOUND, "not_found", "not found".into())
             }
+            ApiError::Store(e) if e.is_unavailable() => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the database is unavailable; try again shortly".into(),
+            ),
             ApiError::Store(_) | ApiError::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",

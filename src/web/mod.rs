@@ -113,7 +113,13 @@ impl Closing {
 }
 
 async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
-    match state.store.ping().await {
+    // During an outage the store's prober is already pinging; a ping here would only wait
+    // out the pool's acquire timeout.
+    let available = match state.store.check_available() {
+        Ok(()) => state.store.ping().await,
+        Err(away) => Err(away),
+    };
+    match available {
         Ok(_) => (axum::http::StatusCode::OK, "ok"),
         Err(_) => (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,

@@ -10,6 +10,7 @@ mod loadtest;
 mod lobby;
 mod mux;
 mod ops;
+mod outage;
 mod server;
 mod store;
 mod web;

@@ -159,6 +159,16 @@ impl TestServer {
         pool.close().await;
     }
 
+    /// Stores `action` for the game's `ply` behind the server's back, as a commit whose
+    /// answer was lost on the way back (the connection broke after COMMIT) leaves it.
+    pub async fn store_action_behind_its_back(&self, game_id: &str, ply: u32, action: &str) {
+        self.execute(&format!(
+            "insert into game_action (game_id, ply, machine, human) \
+             values ('{game_id}', {ply}, '{action}', '{action}');"
+        ))
+        .await;
+    }
+
     /// A query's one number, read from the server's database behind its back.
     pub async fn fetch_number(&self, query: &str) -> i64 {
         let pool = sqlx::PgPool::connect(&database_url_named(&self.database_name))

@@ -1125,10 +1125,12 @@ async fn writer_reports_a_lost_database(pool: PgPool) -> Result<(), StoreError> 
     let result = writer.append(action(Uuid::new_v4(), 1)).await;
 
     assert!(
-        matches!(result, Err(StoreError::BatchFailed { rows: 1, .. })),
+        matches!(result, Err(StoreError::Unavailable { .. })),
         "{result:?}"
     );
     assert_eq!(writer.stats().snapshot().failed_batches, 1);
+    // The clocks of the games stop until the store answers again.
+    assert!(!store.health().is_available());
     Ok(())
 }
 

@@ -451,10 +451,7 @@ async fn an_action_committed_without_its_answer_is_adopted_on_retry() {
     // there, the game does not know it. White's retry must be taken, not refused forever.
     let action = choose(&white.legal, white.ply);
     server
-        .execute(&format!(
-            "insert into game_action (game_id, ply, machine, human) \
-             values ('{game_id}', 3, '{action}', '{action}');"
-        ))
+        .store_action_behind_its_back(&game_id, 3, &action)
         .await;
     white.act(&action).await;
     white.read_until(|w| w.ply == 3).await;

@@ -364,6 +364,7 @@ impl LobbyError {
             LobbyError::NoPreviousGame => "no_previous_game",
             LobbyError::BadFormula(_) => "bad_formula",
             LobbyError::Game(e) => e.code(),
+            LobbyError::Store(e) if e.is_unavailable() => "store_unavailable",
             LobbyError::Store(_) => "internal",
             LobbyError::Unavailable => "lobby_unavailable",
         }
@@ -410,6 +411,9 @@ impl fmt::Display for LobbyError {
             LobbyError::NoPreviousGame => f.write_str("You have no previous game to rematch."),
             LobbyError::BadFormula(e) => write!(f, "Bad formula: {e}."),
             LobbyError::Game(e) => write!(f, "The game could not be created: {e}."),
+            LobbyError::Store(e) if e.is_unavailable() => {
+                f.write_str("The database is unavailable; try again shortly.")
+            }
             LobbyError::Store(_) => f.write_str("Something went wrong on our side; try again."),
             LobbyError::Unavailable => f.write_str("The lobby is not available right now."),
         }
