@@ -1,6 +1,7 @@
 //! Building and running the server: connect the store (creating the database and running
-//! migrations), start the group-commit writer and the lobby, restore unfinished games, and serve the
-//! router until the shutdown signal, then let open sockets close.
+//! migrations), start the group-commit writer and the lobby, restore unfinished games, start
+//! the housekeeping task, and serve the router until the shutdown signal, then let open
+//! sockets close.
 
 use crate::config::Config;
 use crate::game::lobby::{LobbyHandle, LobbySettings};
@@ -57,6 +58,10 @@ impl App {
             tracing::info!(restored, "restored unfinished games");
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        tokio::spawn(crate::game::housekeeping::run(
+            games.clone(),
+            shutdown_rx.clone(),
+        ));
         Ok(App {
             state: AppState {
                 store,
