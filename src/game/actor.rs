@@ -1310,3 +1310,83 @@ impl GameActor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::tests::offline_games;
+    use crate::game::GameSettings;
+
+    fn actor(status: GameStatus, time_control: Option<TimeControl>) -> GameActor {
+        let seat = |name: &str| Seat {
+            user_id: Uuid::new_v4(),
+            name: name.into(),
+        };
+        let creator = seat("alice");
+        let seats = match status {
+            GameStatus::Waiting => [None, None],
+            _ => [Some(creator.clone()), Some(seat("bob"))],
+        };
+        let games = offline_games(GameSettings {
+            hibernate_after: Duration::from_secs(300),
+            ..GameSettings::default()
+        });
+        let terms = GameTerms {
+            variant: Variant::Suicide,
+            time_control,
+            rated: false,
+        };
+        let game = AnyGame::start(Variant::Suicide).unwrap_or_else(|e| panic!("{e:?}"));
+        GameActor::new(
+            games,
+            Uuid::new_v4(),
+            game,
+            creator,
+            ColorChoice::White,
+            seats,
+            status,
+            terms,
+            None,
+        )
+    }
+
+    #[tokio::test]
+    async fn only_an_unwatched_game_without_a_running_timer_hibernates() {
+        // An open challenge nobody watches: after the delay from its last command.
+        let mut waiting = actor(GameStatus::Waiting, None);
+        assert_eq!(waiting.hibernation_due_at(), Some(300_000));
+        waiting.last_command_at = 1_000;
+        assert_eq!(waiting.hibernation_due_at(), Some(301_000));
+        // Not while someone is connected; after the delay from when the last one left.
+        waiting.presence(None, true);
+        assert_eq!(waiting.hibernation_due_at(), None);
+        waiting.unwatched_since = Some(5_000);
+        assert_eq!(waiting.hibernation_due_at(), Some(305_000));
+
+        // A game without a clock, past the first moves.
+        let mut untimed = actor(GameStatus::Active, None);
+        assert!(untimed.hibernation_due_at().is_some());
+        // Not while the first-move limit or a retry runs, nor once over.
+        untimed.first_move_deadline = Some(30_000);
+        assert_eq!(untimed.hibernation_due_at(), None);
+        untimed.first_move_deadline = None;
+        untimed.store_retry_at = Some(1_000);
+        assert_eq!(untimed.hibernation_due_at(), None);
+        untimed.store_retry_at = None;
+        untimed.ended_at = Some(0);
+        untimed.status = GameStatus::Finished;
+        assert_eq!(untimed.hibernation_due_at(), None);
+
+        // A game whose clock runs never does.
+        let control = TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        };
+        let mut timed = actor(GameStatus::Active, Some(control));
+        assert!(timed.hibernation_due_at().is_some(), "not started yet");
+        if let Some(clock) = timed.clock.as_mut() {
+            clock.start(Color::White, 0);
+        }
+        assert_eq!(timed.hibernation_due_at(), None);
+    }
+}

@@ -804,13 +804,53 @@ fn new_game_id() -> Uuid {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn no_notice_is_lost_however_far_behind_the_listener_is() {
+    /// A registry whose store is never reached.
+    pub(super) fn offline_games(settings: GameSettings) -> Games {
         let pool = sqlx::PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none")
             .unwrap_or_else(|e| panic!("{e}"));
         let store = Store::from_pool(pool);
         let writer = GameWriter::spawn(store.clone());
-        let games = Games::new(store, writer, Arc::default(), GameSettings::default());
+        Games::new(store, writer, Arc::default(), settings)
+    }
+
+    #[tokio::test]
+    async fn places_in_games_are_claimed_up_to_the_limit_once_per_game() {
+        let games = offline_games(GameSettings {
+            max_games_in_progress: 2,
+            ..GameSettings::default()
+        });
+        let seat = |name: &str| Seat {
+            user_id: Uuid::new_v4(),
+            name: name.into(),
+        };
+        let (alice, bob) = (seat("alice"), seat("bob"));
+        let (one, two, three) = (new_game_id(), new_game_id(), new_game_id());
+        assert!(games.claim_places(one, &[&alice]).is_ok());
+        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        // A game already counted passes again, and is counted once.
+        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        assert_eq!(games.games_in_progress(alice.user_id), 2);
+        // A third is refused for Alice, and so counted for nobody.
+        match games.claim_places(three, &[&bob, &alice]) {
+            Err(GameError::TooManyGames { player, limit }) => {
+                assert_eq!((player.as_str(), limit), ("alice", 2));
+            }
+            other => panic!("expected too_many_games_in_progress, got {other:?}"),
+        }
+        assert_eq!(games.games_in_progress(bob.user_id), 1);
+        assert!(games.ensure_room(&alice).is_err());
+        assert!(games.ensure_room(&bob).is_ok());
+        // An ended game makes room.
+        games.release_places(one, &[alice.user_id]);
+        assert!(games.claim_places(three, &[&bob, &alice]).is_ok());
+        games.release_places(two, &[alice.user_id, bob.user_id]);
+        games.release_places(three, &[alice.user_id, bob.user_id]);
+        assert_eq!(games.in_progress().len(), 0, "nothing is kept for nobody");
+    }
+
+    #[tokio::test]
+    async fn no_notice_is_lost_however_far_behind_the_listener_is() {
+        let games = offline_games(GameSettings::default());
         games.notify(ended(Uuid::nil()));
         let mut notices = games.notices();
         // Far more than any buffer, before the listener reads one.
