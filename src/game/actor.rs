@@ -531,6 +531,10 @@ impl GameActor {
                     None => break,
                 },
                 () = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    // The game's own deadlines first: one that ends it also keeps it awake.
+                    if self.on_deadline().await {
+                        break;
+                    }
                     let now = self.now_ms();
                     if self.hibernation_due_at().is_some_and(|at| now >= at) {
                         if self.games.hibernate(self.id, &rx) {
@@ -540,9 +544,6 @@ impl GameActor {
                         // Someone holds the game's address, a request on its way: another
                         // try once that has settled.
                         self.last_command_at = now;
-                    }
-                    if self.on_deadline().await {
-                        break;
                     }
                 }
             }
@@ -1062,9 +1063,11 @@ impl GameActor {
         if self.status == GameStatus::Waiting {
             self.games.challenge_closed(self.creator.user_id, self.id);
         }
-        let players: Vec<Uuid> = self.seats.iter().flatten().map(|s| s.user_id).collect();
+        let players: Vec<Uuid> = (self.seats.iter().flatten())
+            .chain([&self.creator])
+            .map(|s| s.user_id)
+            .collect();
         self.games.release_places(self.id, &players);
-        self.games.release_places(self.id, &[self.creator.user_id]);
         self.status = if outcome.reason == EndReason::Aborted {
             GameStatus::Aborted
         } else {

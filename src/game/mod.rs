@@ -726,15 +726,21 @@ impl Games {
         let game_id = new_game_id();
         self.claim_places(game_id, &[&white, &black])?;
         let (white_id, black_id) = (white.user_id, black.user_id);
-        let started = async {
-            self.create_waiting(game_id, white, terms, ColorChoice::White)
-                .await?;
-            let handle = self.get(game_id).ok_or(GameError::Unavailable)?;
-            handle.join(black).await
-        }
-        .await;
-        if let Err(e) = started {
+        let created = self
+            .create_waiting(game_id, white, terms, ColorChoice::White)
+            .await;
+        if let Err(e) = created {
             self.release_places(game_id, &[white_id, black_id]);
+            return Err(e);
+        }
+        let joined = match self.get(game_id) {
+            Some(handle) => handle.join(black).await,
+            None => Err(GameError::Unavailable),
+        };
+        if let Err(e) = joined {
+            // The game stays, waiting for an opponent as White's (until it expires): only
+            // Black's place is given back.
+            self.release_places(game_id, &[black_id]);
             return Err(e);
         }
         Ok(game_id)
