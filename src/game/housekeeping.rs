@@ -23,6 +23,11 @@ use tokio::sync::watch;
 const WAKE_BATCH: i64 = 200;
 /// Guest accounts deleted in one pass (one transaction).
 const GUEST_BATCH: i64 = 1_000;
+/// How long after a guest account becomes old enough to purge it is still checked. Kept that
+/// long, it has finished a game or has played one for weeks (a game it then finishes keeps
+/// it too), and is kept for good: checking every kept guest again at every pass would cost
+/// PostgreSQL a few index probes per guest ever kept, every minute.
+const GUEST_RECHECK_WINDOW: Duration = Duration::from_secs(60 * 24 * 60 * 60);
 
 /// What one pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,8 +70,13 @@ pub async fn pass(games: &Games, now: DateTime<Utc>) -> Result<Pass, StoreError>
     let settings = &games.inner.settings;
     let store: &Store = games.store();
     let sessions_deleted = store.delete_expired_sessions(now).await?;
+    let old_enough = before(now, settings.guest_purge_age);
     let guests_deleted = store
-        .delete_stale_guests(before(now, settings.guest_purge_age), now, GUEST_BATCH)
+        .delete_stale_guests(
+            before(old_enough, GUEST_RECHECK_WINDOW)..=old_enough,
+            now,
+            GUEST_BATCH,
+        )
         .await?;
     let overdue = store
         .overdue_unfinished_games(

@@ -180,7 +180,8 @@ impl Store {
     }
 
     /// Deletes up to `limit` guest accounts that are of no more use, oldest first, and
-    /// returns how many: created at or before `created_by`, with no session still valid at
+    /// returns how many: created within `created` (the range's start included, its end
+    /// too), with no session still valid at
     /// `now` (a guest cannot sign in again), and in no game that was played to a result or
     /// is waiting or in progress. Their aborted games go with them (the only games left that
     /// name them), as do everything else of theirs (sessions, settings, noplay entries).
@@ -193,7 +194,7 @@ impl Store {
     #[tracing::instrument(skip(self))]
     pub async fn delete_stale_guests(
         &self,
-        created_by: DateTime<Utc>,
+        created: std::ops::RangeInclusive<DateTime<Utc>>,
         now: DateTime<Utc>,
         limit: i64,
     ) -> Result<u64, StoreError> {
@@ -202,7 +203,7 @@ impl Store {
         // challenges name a creator who has no seat.
         let doomed: Vec<Uuid> = sqlx::query_scalar(
             "select u.user_id from app_user u \
-             where u.is_guest and u.created_at <= $1 \
+             where u.is_guest and u.created_at between $4 and $1 \
                and not exists (select 1 from session s \
                                where s.user_id = u.user_id and s.expires_at > $2) \
                and not exists (select 1 from game g where g.white_id = u.user_id \
@@ -215,9 +216,10 @@ impl Store {
              limit $3 \
              for update of u skip locked",
         )
-        .bind(created_by)
+        .bind(created.end())
         .bind(now)
         .bind(limit)
+        .bind(created.start())
         .fetch_all(&mut *tx)
         .await?;
         if doomed.is_empty() {

@@ -286,7 +286,16 @@ async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
             .await?;
     }
 
-    let purged = store.delete_stale_guests(at(100), at(100), 100).await?;
+    // Not a guest created outside the range.
+    assert_eq!(
+        store
+            .delete_stale_guests(at(1)..=at(100), at(100), 100)
+            .await?,
+        0
+    );
+    let purged = store
+        .delete_stale_guests(at(0)..=at(100), at(100), 100)
+        .await?;
 
     assert_eq!(purged, 2);
     for (user, kept) in [
@@ -307,7 +316,12 @@ async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
     assert!(store.load_game(won).await?.is_some());
     assert_eq!(store.session(&token_hash(2), at(0)).await?, None);
     // Nothing more to purge.
-    assert_eq!(store.delete_stale_guests(at(100), at(100), 100).await?, 0);
+    assert_eq!(
+        store
+            .delete_stale_guests(at(0)..=at(100), at(100), 100)
+            .await?,
+        0
+    );
     Ok(())
 }
 
