@@ -1,6 +1,7 @@
 //! Building and running the server: connect the store (creating the database and running
-//! migrations), start the group-commit writer and the lobby, restore unfinished games, and serve the
-//! router until the shutdown signal, then let open sockets close.
+//! migrations), start the group-commit writer and the lobby, restore unfinished games, start
+//! the housekeeping task, and serve the router until the shutdown signal, then let open
+//! sockets close.
 
 use crate::config::Config;
 use crate::game::lobby::{LobbyHandle, LobbySettings};
@@ -61,6 +62,10 @@ impl App {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let limits = Arc::new(Limiters::new(&config.rate_limits));
         limits.spawn_sweeper();
+        tokio::spawn(crate::game::housekeeping::run(
+            games.clone(),
+            shutdown_rx.clone(),
+        ));
         Ok(App {
             state: AppState {
                 store,

@@ -201,6 +201,9 @@ struct GameActor {
     ended_at: Option<u64>,
     /// Since when nobody has been connected (None while someone is), on the actor's time scale.
     unwatched_since: Option<u64>,
+    /// When the last command came, on the actor's time scale: a game hibernates
+    /// [`super::GameSettings::hibernate_after`] after it and after the last viewer left.
+    last_command_at: u64,
     dice: Option<DiceSecret>,
 }
 
@@ -314,11 +317,8 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
     // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
     actor.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
     if actor.status == GameStatus::Active {
-        actor
-            .games
-            .metrics()
-            .games_in_progress
-            .fetch_add(1, Ordering::Relaxed);
+        // Counted in `games_in_progress` already: by `Games::restore` at the start, or
+        // before the game hibernated.
         let now = actor.now_ms();
         actor.resume_timers(now);
         // Nobody is connected yet after a restart; the claim delay starts now.
@@ -382,6 +382,7 @@ impl GameActor {
             unsettled_end: false,
             ended_at: None,
             unwatched_since: Some(0),
+            last_command_at: 0,
             dice,
         }
     }
@@ -480,10 +481,18 @@ impl GameActor {
         let idle = self
             .idle_deadline
             .filter(|_| self.status == GameStatus::Active);
-        let due = [linger, flag, self.first_move_deadline, expiry, idle]
-            .into_iter()
-            .flatten()
-            .min();
+        let hibernate = self.hibernation_due_at();
+        let due = [
+            linger,
+            flag,
+            self.first_move_deadline,
+            expiry,
+            idle,
+            hibernate,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         // A pending retry is the moment to wake: a deadline due before it waits for it
         // (`on_deadline` retries first), and one due after it must not hold it up (waking
         // at the later of the two left a refused forced pass unplayed until the first-move
@@ -492,6 +501,27 @@ impl GameActor {
             Some(retry) if self.ended_at.is_none() => Some(retry),
             _ => due,
         }
+    }
+
+    /// When the game hibernates unless a command or a viewer comes first: never while
+    /// anything in it is timed more closely than the store can time it (a running clock, the
+    /// first-move limit, a retry), nor while anyone is connected, nor once it is over (its
+    /// actor lingers, then stops). An open challenge's expiry and the idle limit of a game
+    /// without a clock are days away: the housekeeping task wakes the game when they pass
+    /// ([`super::housekeeping`]). What only memory holds lapses: an unanswered draw offer,
+    /// and the claim delay against an absent player starts again when the game wakes.
+    fn hibernation_due_at(&self) -> Option<u64> {
+        let timed = self.first_move_deadline.is_some()
+            || self.store_retry_at.is_some()
+            || self.clock.as_ref().is_some_and(Clock::is_running);
+        let in_progress = matches!(self.status, GameStatus::Waiting | GameStatus::Active);
+        if timed || !in_progress || self.ended_at.is_some() {
+            return None;
+        }
+        let unwatched_since = self.unwatched_since?;
+        let idle_since = unwatched_since.max(self.last_command_at);
+        let after = self.games.inner.settings.hibernate_after;
+        Some(idle_since.saturating_add(u64::try_from(after.as_millis()).unwrap_or(u64::MAX)))
     }
 
     /// When the actor of a game that ended at `ended` stops: `linger_after_end` after the
@@ -510,20 +540,41 @@ impl GameActor {
         // A resumed game may stop where the rules force an action that was not stored
         // before the server went down (a Chazz pass).
         self.play_forced_actions().await;
+        let mut hibernated = false;
         loop {
             let deadline = self.next_deadline();
             let sleep_until = self.instant_at(deadline.unwrap_or(0));
             tokio::select! {
                 command = rx.recv() => match command {
-                    Some(command) => self.handle(command).await,
+                    Some(command) => {
+                        self.last_command_at = self.now_ms();
+                        self.handle(command).await;
+                    }
                     None => break,
                 },
                 () = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    // The game's own deadlines first: one that ends it also keeps it awake.
                     if self.on_deadline().await {
                         break;
                     }
+                    let now = self.now_ms();
+                    if self.hibernation_due_at().is_some_and(|at| now >= at) {
+                        if self.games.hibernate(self.id, &rx) {
+                            hibernated = true;
+                            break;
+                        }
+                        // Someone holds the game's address, a request on its way: another
+                        // try once that has settled.
+                        self.last_command_at = now;
+                    }
                 }
             }
+        }
+        if hibernated {
+            // Out of the registry already, and still in progress (and counted so) in the
+            // store, from which the next request for it brings it back.
+            tracing::debug!("hibernated");
+            return;
         }
         if self.status == GameStatus::Active {
             // Shutting down mid-game: the game stays unfinished in the database and is
@@ -735,6 +786,9 @@ impl GameActor {
         if seat.user_id == self.creator.user_id {
             return Err(GameError::OwnGame);
         }
+        // The creator's place was claimed with the challenge; the joiner's is claimed now.
+        self.games.claim_places(self.id, &[&seat])?;
+        let joiner = seat.user_id;
         let creator_color = match self.color_choice {
             ColorChoice::White => Color::White,
             ColorChoice::Black => Color::Black,
@@ -750,9 +804,11 @@ impl GameActor {
         seats[creator_color.index()] = Some(self.creator.clone());
         seats[creator_color.other().index()] = Some(seat);
         let (Some(white), Some(black)) = (&seats[0], &seats[1]) else {
+            self.games.release_places(self.id, &[joiner]);
             return Err(GameError::NotAllowed("bad_seats"));
         };
-        self.games
+        let stored = self
+            .games
             .inner
             .writer
             .commit(GameChange::Start(GameStart {
@@ -761,7 +817,11 @@ impl GameActor {
                 black_id: black.user_id,
                 started_at: chrono::Utc::now(),
             }))
-            .await?;
+            .await;
+        if let Err(e) = stored {
+            self.games.release_places(self.id, &[joiner]);
+            return Err(e.into());
+        }
         let event = GameEvent::Started {
             white: white.name.clone(),
             black: black.name.clone(),
@@ -1128,6 +1188,11 @@ impl GameActor {
         if self.status == GameStatus::Waiting {
             self.games.challenge_closed(self.creator.user_id, self.id);
         }
+        let players: Vec<Uuid> = (self.seats.iter().flatten())
+            .chain([&self.creator])
+            .map(|s| s.user_id)
+            .collect();
+        self.games.release_places(self.id, &players);
         self.status = if outcome.reason == EndReason::Aborted {
             GameStatus::Aborted
         } else {
@@ -1372,5 +1437,85 @@ impl GameActor {
                 claim_after_ms: delay.as_millis() as u64,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::tests::offline_games;
+    use crate::game::GameSettings;
+
+    fn actor(status: GameStatus, time_control: Option<TimeControl>) -> GameActor {
+        let seat = |name: &str| Seat {
+            user_id: Uuid::new_v4(),
+            name: name.into(),
+        };
+        let creator = seat("alice");
+        let seats = match status {
+            GameStatus::Waiting => [None, None],
+            _ => [Some(creator.clone()), Some(seat("bob"))],
+        };
+        let games = offline_games(GameSettings {
+            hibernate_after: Duration::from_secs(300),
+            ..GameSettings::default()
+        });
+        let terms = GameTerms {
+            variant: Variant::Suicide,
+            time_control,
+            rated: false,
+        };
+        let game = AnyGame::start(Variant::Suicide).unwrap_or_else(|e| panic!("{e:?}"));
+        GameActor::new(
+            games,
+            Uuid::new_v4(),
+            game,
+            creator,
+            ColorChoice::White,
+            seats,
+            status,
+            terms,
+            None,
+        )
+    }
+
+    #[tokio::test]
+    async fn only_an_unwatched_game_without_a_running_timer_hibernates() {
+        // An open challenge nobody watches: after the delay from its last command.
+        let mut waiting = actor(GameStatus::Waiting, None);
+        assert_eq!(waiting.hibernation_due_at(), Some(300_000));
+        waiting.last_command_at = 1_000;
+        assert_eq!(waiting.hibernation_due_at(), Some(301_000));
+        // Not while someone is connected; after the delay from when the last one left.
+        waiting.presence(None, true);
+        assert_eq!(waiting.hibernation_due_at(), None);
+        waiting.unwatched_since = Some(5_000);
+        assert_eq!(waiting.hibernation_due_at(), Some(305_000));
+
+        // A game without a clock, past the first moves.
+        let mut untimed = actor(GameStatus::Active, None);
+        assert!(untimed.hibernation_due_at().is_some());
+        // Not while the first-move limit or a retry runs, nor once over.
+        untimed.first_move_deadline = Some(30_000);
+        assert_eq!(untimed.hibernation_due_at(), None);
+        untimed.first_move_deadline = None;
+        untimed.store_retry_at = Some(1_000);
+        assert_eq!(untimed.hibernation_due_at(), None);
+        untimed.store_retry_at = None;
+        untimed.ended_at = Some(0);
+        untimed.status = GameStatus::Finished;
+        assert_eq!(untimed.hibernation_due_at(), None);
+
+        // A game whose clock runs never does.
+        let control = TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        };
+        let mut timed = actor(GameStatus::Active, Some(control));
+        assert!(timed.hibernation_due_at().is_some(), "not started yet");
+        if let Some(clock) = timed.clock.as_mut() {
+            clock.start(Color::White, 0);
+        }
+        assert_eq!(timed.hibernation_due_at(), None);
     }
 }

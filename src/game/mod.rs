@@ -10,6 +10,7 @@ pub mod actor;
 pub mod clock;
 pub mod event;
 pub mod formula;
+pub mod housekeeping;
 pub mod lobby;
 pub mod rating;
 
@@ -58,6 +59,12 @@ pub enum GameError {
     NotAllowed(&'static str),
     /// The player already holds [`MAX_OPEN_CHALLENGES`] open challenges.
     TooManyChallenges,
+    /// A player (named) already has [`GameSettings::max_games_in_progress`] games in
+    /// progress.
+    TooManyGames {
+        player: String,
+        limit: usize,
+    },
     Store(StoreError),
 }
 
@@ -79,6 +86,7 @@ impl GameError {
             GameError::TimeOut => "time_out",
             GameError::NotAllowed(code) => code,
             GameError::TooManyChallenges => "too_many_challenges",
+            GameError::TooManyGames { .. } => "too_many_games_in_progress",
             GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
         }
@@ -107,6 +115,11 @@ impl fmt::Display for GameError {
                 f,
                 "you already have {MAX_OPEN_CHALLENGES} open challenges: withdraw one or wait \
                  until one is taken"
+            ),
+            GameError::TooManyGames { player, limit } => write!(
+                f,
+                "{player} already has {limit} games in progress (open challenges included): \
+                 finish or withdraw one first"
             ),
             // Store details are logged, not sent.
             GameError::Store(e) if e.is_unavailable() => f.write_str(
@@ -301,6 +314,25 @@ pub struct GameSettings {
     /// Bounds of the delay after which a player may claim against a vanished opponent.
     pub min_claim_delay: Duration,
     pub max_claim_delay: Duration,
+    /// How long a game nobody is connected to, and whose clock does not run (an open
+    /// challenge, or a game without a clock), stays in memory after its last command before
+    /// it hibernates: its actor stops, and the next request for it brings it back from the
+    /// store ([`Games::find`]). A correspondence-style game lies idle for days; in memory it
+    /// held about 45 KiB all that time.
+    pub hibernate_after: Duration,
+    /// How often the housekeeping task runs ([`housekeeping`]): it wakes the hibernated
+    /// games whose expiry or idle limit has passed, so that they end as they would have in
+    /// memory, and purges expired sessions and stale guest accounts.
+    pub housekeeping_interval: Duration,
+    /// How old a guest account must be before it may be purged (if no session of it is
+    /// still valid and it never finished a game; see [`crate::store::Store::delete_stale_guests`]).
+    pub guest_purge_age: Duration,
+    /// The most games one account may have in progress at once: active games it plays and
+    /// open challenges it created (`too_many_games_in_progress`). Enough for a bot to fill a
+    /// multiplexed socket ([`crate::web::mux::MAX_WATCHED`], 256) and start its next games
+    /// beside them; what it bounds is one account's share of the server's memory and
+    /// PostgreSQL rows.
+    pub max_games_in_progress: usize,
 }
 
 impl Default for GameSettings {
@@ -313,6 +345,10 @@ impl Default for GameSettings {
             linger_unwatched: Duration::from_secs(60),
             min_claim_delay: Duration::from_secs(10),
             max_claim_delay: Duration::from_secs(60),
+            hibernate_after: Duration::from_secs(5 * 60),
+            housekeeping_interval: Duration::from_secs(60),
+            guest_purge_age: Duration::from_secs(7 * 24 * 60 * 60),
+            max_games_in_progress: 300,
         }
     }
 }
@@ -368,6 +404,14 @@ struct GamesInner {
     /// Each player's open challenges still waiting for an opponent, by creator: what
     /// [`MAX_OPEN_CHALLENGES`] counts. A challenge leaves when its game starts or ends.
     open_challenges: Mutex<HashMap<Uuid, Vec<Uuid>>>,
+    /// Each account's games in progress, hibernated or not: the open challenges it created
+    /// and the active games it plays, what [`GameSettings::max_games_in_progress`] counts.
+    /// Counted in memory for the reason [`Games::create_open`] gives, and filled from the
+    /// store at the start ([`Games::restore`]).
+    in_progress: Mutex<HashMap<Uuid, Vec<Uuid>>>,
+    /// The hibernated games being brought back, each behind a cell that the first request
+    /// fills and the others wait on, so that requests at once bring back one actor.
+    waking: Mutex<HashMap<Uuid, Arc<tokio::sync::OnceCell<GameHandle>>>>,
 }
 
 /// The most open challenges (games waiting for an opponent) one player may hold at once.
@@ -404,6 +448,8 @@ impl Games {
                 notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
                 open_challenges: Mutex::new(HashMap::new()),
+                in_progress: Mutex::new(HashMap::new()),
+                waking: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -439,9 +485,67 @@ impl Games {
         self.inner.notices.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The live game with this id, if its actor is running.
+    /// The live game with this id, if its actor is running (see [`Games::find`], which
+    /// also brings back a hibernated game).
     pub fn get(&self, id: Uuid) -> Option<GameHandle> {
         self.live_map().get(&id).cloned()
+    }
+
+    /// The game with this id: its running actor, or, for an unfinished game that
+    /// hibernated, a new one restored from the store. Requests at once for the same
+    /// hibernated game bring back one actor, which all of them get.
+    ///
+    /// # Errors
+    /// [`GameError::NotFound`] for a game that is neither running nor unfinished in the
+    /// store; [`GameError::Store`] if the store could not be read.
+    pub async fn find(&self, id: Uuid) -> Result<GameHandle, GameError> {
+        if let Some(handle) = self.get(id) {
+            return Ok(handle);
+        }
+        let cell = self.waking_map().entry(id).or_default().clone();
+        let woken = cell.get_or_try_init(|| self.wake(id)).await.cloned();
+        let mut waking = self.waking_map();
+        if waking.get(&id).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            waking.remove(&id);
+        }
+        woken
+    }
+
+    /// Restores a hibernated game's actor (unless another request just did).
+    async fn wake(&self, id: Uuid) -> Result<GameHandle, GameError> {
+        if let Some(handle) = self.get(id) {
+            return Ok(handle);
+        }
+        let record = self
+            .inner
+            .store
+            .wake_game(id)
+            .await?
+            .ok_or(GameError::NotFound)?;
+        let handle = actor::spawn_restored(self.clone(), record)?;
+        self.register(handle.clone());
+        Ok(handle)
+    }
+
+    fn waking_map(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<Uuid, Arc<tokio::sync::OnceCell<GameHandle>>>> {
+        // Cells only: a panic elsewhere cannot leave the map inconsistent.
+        self.inner.waking.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes game `id`'s actor out of the registry so that it may stop, if nobody can reach
+    /// it any more: no command waits in its queue `commands` and nobody but the registry
+    /// holds its address. Checked under the registry's lock, which every new address is
+    /// taken under, so no command can come after a true answer; the next request for the
+    /// game brings it back from the store ([`Games::find`]).
+    pub(crate) fn hibernate(&self, id: Uuid, commands: &mpsc::Receiver<GameCmd>) -> bool {
+        let mut live = self.live_map();
+        let unreachable = commands.is_empty() && commands.sender_strong_count() == 1;
+        if unreachable {
+            live.remove(&id);
+        }
+        unreachable
     }
 
     /// Number of live game actors.
@@ -512,8 +616,91 @@ impl Games {
         }
     }
 
+    fn in_progress(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Vec<Uuid>>> {
+        // Lists of ids: a panic elsewhere cannot leave them inconsistent.
+        self.inner
+            .in_progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts game `game_id` among the games in progress of each of `players`, unless one of
+    /// them already has [`GameSettings::max_games_in_progress`] others (then nothing is
+    /// counted). A player it is already counted for passes, so a game's seats can be
+    /// claimed before it is created and again as it starts.
+    pub(crate) fn claim_places(&self, game_id: Uuid, players: &[&Seat]) -> Result<(), GameError> {
+        let mut in_progress = self.in_progress();
+        for player in players {
+            let held = in_progress
+                .get(&player.user_id)
+                .map_or(&[][..], Vec::as_slice);
+            if !held.contains(&game_id) {
+                self.room_beside(player, held.len())?;
+            }
+        }
+        for player in players {
+            count_place(&mut in_progress, player.user_id, game_id);
+        }
+        Ok(())
+    }
+
+    /// Refuses with `too_many_games_in_progress` if `player` has no room for one more game
+    /// (the lobby asks before it posts a seek or a match request for them).
+    pub fn ensure_room(&self, player: &Seat) -> Result<(), GameError> {
+        self.room_beside(player, self.games_in_progress(player.user_id))
+    }
+
+    /// Whether `player`, who has `held` games in progress, may have one more.
+    fn room_beside(&self, player: &Seat, held: usize) -> Result<(), GameError> {
+        let limit = self.inner.settings.max_games_in_progress;
+        if held >= limit {
+            return Err(GameError::TooManyGames {
+                player: player.name.clone(),
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Game `game_id` is no longer in progress for these players (it ended, or it could not
+    /// be created or started).
+    pub(crate) fn release_places(&self, game_id: Uuid, players: &[Uuid]) {
+        let mut in_progress = self.in_progress();
+        for player in players {
+            if let Some(held) = in_progress.get_mut(player) {
+                held.retain(|&id| id != game_id);
+                if held.is_empty() {
+                    in_progress.remove(player);
+                }
+            }
+        }
+    }
+
+    /// How many games `user_id` has in progress, open challenges included.
+    pub fn games_in_progress(&self, user_id: Uuid) -> usize {
+        self.in_progress().get(&user_id).map_or(0, Vec::len)
+    }
+
     /// Creates a game with the creator seated, waiting for the other seat.
     async fn create_waiting(
+        &self,
+        game_id: Uuid,
+        creator: Seat,
+        terms: GameTerms,
+        color: ColorChoice,
+    ) -> Result<Uuid, GameError> {
+        self.claim_places(game_id, &[&creator])?;
+        let created = self
+            .store_and_spawn(game_id, creator.clone(), terms, color)
+            .await;
+        if created.is_err() {
+            self.release_places(game_id, &[creator.user_id]);
+        }
+        created
+    }
+
+    /// Stores a new waiting game and starts its actor.
+    async fn store_and_spawn(
         &self,
         game_id: Uuid,
         creator: Seat,
@@ -549,35 +736,78 @@ impl Games {
         black: Seat,
         terms: GameTerms,
     ) -> Result<Uuid, GameError> {
-        let game_id = self
-            .create_waiting(new_game_id(), white.clone(), terms, ColorChoice::White)
-            .await?;
-        let handle = self.get(game_id).ok_or(GameError::Unavailable)?;
-        handle.join(black).await?;
+        // Both players' places are claimed first: a refusal for either creates nothing.
+        let game_id = new_game_id();
+        self.claim_places(game_id, &[&white, &black])?;
+        let (white_id, black_id) = (white.user_id, black.user_id);
+        let created = self
+            .create_waiting(game_id, white, terms, ColorChoice::White)
+            .await;
+        if let Err(e) = created {
+            self.release_places(game_id, &[white_id, black_id]);
+            return Err(e);
+        }
+        let joined = match self.get(game_id) {
+            Some(handle) => handle.join(black).await,
+            None => Err(GameError::Unavailable),
+        };
+        if let Err(e) = joined {
+            // The game stays, waiting for an opponent as White's (until it expires): only
+            // Black's place is given back.
+            self.release_places(game_id, &[black_id]);
+            return Err(e);
+        }
         Ok(game_id)
     }
 
-    /// Restarts an actor for every game the database says is unfinished, replaying its
-    /// stored actions. Returns how many were restored.
+    /// After a restart: counts every unfinished game against its players' limits, and
+    /// restarts an actor for every game whose clock or first-move limit runs, replaying its
+    /// stored actions. The others (open challenges, games without a clock) are left
+    /// hibernating until someone asks for them. Returns how many were restored.
     pub async fn restore(&self) -> Result<usize, StoreError> {
-        let records: Vec<GameRecord> = self.inner.store.resume_unfinished_games().await?;
+        let unfinished = self.inner.store.unfinished_game_players().await?;
+        let mut active: i64 = 0;
+        for game in unfinished {
+            let players = [Some(game.creator_id), game.white_id, game.black_id];
+            let mut in_progress = self.in_progress();
+            for player in players.into_iter().flatten() {
+                count_place(&mut in_progress, player, game.game_id);
+            }
+            drop(in_progress);
+            match game.status {
+                crate::store::GameStatus::Waiting => {
+                    let mut open = self.open_challenges();
+                    open.entry(game.creator_id).or_default().push(game.game_id);
+                }
+                _ => active += 1,
+            }
+        }
+        // Every game in progress, in memory or hibernating.
+        self.inner
+            .metrics
+            .games_in_progress
+            .fetch_add(active, std::sync::atomic::Ordering::Relaxed);
+        let records: Vec<GameRecord> = self.inner.store.resume_running_games().await?;
         let mut restored = 0;
         for record in records {
             let id = record.game_id;
-            let challenge =
-                (record.status == crate::store::GameStatus::Waiting).then_some(record.creator_id);
             match actor::spawn_restored(self.clone(), record) {
                 Ok(handle) => {
                     self.register(handle);
-                    if let Some(creator) = challenge {
-                        self.open_challenges().entry(creator).or_default().push(id);
-                    }
                     restored += 1;
                 }
                 Err(e) => tracing::error!(game_id = %id, cause = %e, "could not restore game"),
             }
         }
         Ok(restored)
+    }
+}
+
+/// Counts `game_id` among `player`'s games in progress, once.
+fn count_place(in_progress: &mut HashMap<Uuid, Vec<Uuid>>, player: Uuid, game_id: Uuid) {
+    let held = in_progress.entry(player).or_default();
+    if !held.contains(&game_id) {
+        held.push(game_id);
     }
 }
 
@@ -594,13 +824,53 @@ fn new_game_id() -> Uuid {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn no_notice_is_lost_however_far_behind_the_listener_is() {
+    /// A registry whose store is never reached.
+    pub(super) fn offline_games(settings: GameSettings) -> Games {
         let pool = sqlx::PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none")
             .unwrap_or_else(|e| panic!("{e}"));
         let store = Store::from_pool(pool);
         let writer = GameWriter::spawn(store.clone());
-        let games = Games::new(store, writer, Arc::default(), GameSettings::default());
+        Games::new(store, writer, Arc::default(), settings)
+    }
+
+    #[tokio::test]
+    async fn places_in_games_are_claimed_up_to_the_limit_once_per_game() {
+        let games = offline_games(GameSettings {
+            max_games_in_progress: 2,
+            ..GameSettings::default()
+        });
+        let seat = |name: &str| Seat {
+            user_id: Uuid::new_v4(),
+            name: name.into(),
+        };
+        let (alice, bob) = (seat("alice"), seat("bob"));
+        let (one, two, three) = (new_game_id(), new_game_id(), new_game_id());
+        assert!(games.claim_places(one, &[&alice]).is_ok());
+        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        // A game already counted passes again, and is counted once.
+        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        assert_eq!(games.games_in_progress(alice.user_id), 2);
+        // A third is refused for Alice, and so counted for nobody.
+        match games.claim_places(three, &[&bob, &alice]) {
+            Err(GameError::TooManyGames { player, limit }) => {
+                assert_eq!((player.as_str(), limit), ("alice", 2));
+            }
+            other => panic!("expected too_many_games_in_progress, got {other:?}"),
+        }
+        assert_eq!(games.games_in_progress(bob.user_id), 1);
+        assert!(games.ensure_room(&alice).is_err());
+        assert!(games.ensure_room(&bob).is_ok());
+        // An ended game makes room.
+        games.release_places(one, &[alice.user_id]);
+        assert!(games.claim_places(three, &[&bob, &alice]).is_ok());
+        games.release_places(two, &[alice.user_id, bob.user_id]);
+        games.release_places(three, &[alice.user_id, bob.user_id]);
+        assert_eq!(games.in_progress().len(), 0, "nothing is kept for nobody");
+    }
+
+    #[tokio::test]
+    async fn no_notice_is_lost_however_far_behind_the_listener_is() {
+        let games = offline_games(GameSettings::default());
         games.notify(ended(Uuid::nil()));
         let mut notices = games.notices();
         // Far more than any buffer, before the listener reads one.

@@ -228,6 +228,17 @@ impl GameEnd {
     }
 }
 
+/// Who is in an unfinished game ([`Store::unfinished_game_players`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnfinishedGame {
+    pub game_id: Uuid,
+    /// Waiting or active.
+    pub status: GameStatus,
+    pub creator_id: Uuid,
+    pub white_id: Option<Uuid>,
+    pub black_id: Option<Uuid>,
+}
+
 /// A stored action.
 #[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow)]
 pub struct ActionRecord {
@@ -256,8 +267,8 @@ pub struct GameRecord {
     pub clock: Option<ClockSetting>,
     pub rated: bool,
     pub status: GameStatus,
-    /// How many times a server has resumed the game after a restart (see
-    /// [`Store::resume_unfinished_games`]).
+    /// How many times a server has resumed the game after a restart or brought it back after
+    /// it hibernated (see [`Store::resume_running_games`], [`Store::wake_game`]).
     #[serde(skip)]
     pub restarts: u32,
     /// `Some` exactly when the game is over.
@@ -360,6 +371,13 @@ const SELECT_GAME: &str = "\
 
 /// The columns of an action, in the order of [`ActionRecord`].
 const ACTION_COLUMNS: &str = "ply, machine, human, white_ms, black_ms, rolls, created_at";
+
+/// The unfinished games whose actor must run from the server's start (a clock or the
+/// first-move limit runs in them), on `game g`: an active game with a clock, or one that
+/// has no second action yet (plies are numbered without gaps).
+const RUNNING_GAME: &str = "g.status = 'active' \
+    and (g.clock_initial_ms is not null \
+         or not exists (select 1 from game_action a where a.game_id = g.game_id and a.ply = 2))";
 
 /// A `game` row as stored, before its ids are parsed.
 #[derive(sqlx::FromRow)]
@@ -581,24 +599,27 @@ impl Store {
         row.into_record(actions).map(Some)
     }
 
-    /// Every waiting or active game with its actions, oldest first, each counted as restarted
-    /// once more (`restarts`, which sets where its new event log starts): what a starting
-    /// server resumes. Three statements in all, however many games.
+    /// Every game whose clock or first-move limit runs (an active game with a clock, or one
+    /// before both sides' first moves), with its actions, oldest first, each counted as
+    /// restarted once more (`restarts`, which sets where its new event log starts): what a
+    /// starting server resumes at once. The other unfinished games (open challenges, games
+    /// without a clock) would only hibernate again: they are woken when asked for
+    /// ([`Store::wake_game`]). Three statements in all, however many games.
     ///
     /// # Errors
     /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
     #[tracing::instrument(skip(self))]
-    pub async fn resume_unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+    pub async fn resume_running_games(&self) -> Result<Vec<GameRecord>, StoreError> {
         // Counted before the games are read, so every record read carries its new count. If
         // the read then fails the server does not start, and the extra count costs nothing:
         // a larger count only starts a log further on.
-        sqlx::query(
-            "update game set restarts = restarts + 1 where status in ('waiting', 'active')",
-        )
+        sqlx::query(&format!(
+            "update game g set restarts = restarts + 1 where {RUNNING_GAME}"
+        ))
         .execute(&self.pool)
         .await?;
         let rows = sqlx::query_as::<_, GameRow>(&format!(
-            "{SELECT_GAME} where g.status in ('waiting', 'active') order by g.created_at, g.game_id"
+            "{SELECT_GAME} where {RUNNING_GAME} order by g.created_at, g.game_id"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -620,6 +641,90 @@ impl Store {
                 row.into_record(game_actions)
             })
             .collect()
+    }
+
+    /// An unfinished game brought back into memory after it hibernated, counted as
+    /// restarted once more, as [`Store::resume_running_games`] counts the games it resumes;
+    /// None if there is no such game or it is over.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn wake_game(&self, game_id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let counted = sqlx::query(
+            "update game set restarts = restarts + 1 \
+             where game_id = $1 and status in ('waiting', 'active')",
+        )
+        .bind(game_id)
+        .execute(&self.pool)
+        .await?;
+        if counted.rows_affected() == 0 {
+            return Ok(None);
+        }
+        self.load_game(game_id).await
+    }
+
+    /// Who is in every unfinished game: the creators of open challenges and the players of
+    /// active games, which the game layer counts against its limits from the start, whether
+    /// the games are in memory or not. One statement, through the small index of unfinished
+    /// games.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for a status the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn unfinished_game_players(&self) -> Result<Vec<UnfinishedGame>, StoreError> {
+        let rows = sqlx::query_as::<_, (Uuid, String, Uuid, Option<Uuid>, Option<Uuid>)>(
+            "select game_id, status, creator_id, white_id, black_id from game \
+             where status in ('waiting', 'active')",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(game_id, status, creator_id, white_id, black_id)| {
+                Ok(UnfinishedGame {
+                    game_id,
+                    status: parse_column("game.status", &status)?,
+                    creator_id,
+                    white_id,
+                    black_id,
+                })
+            })
+            .collect()
+    }
+
+    /// Up to `limit` unfinished games, oldest first, that a deadline of their own has caught
+    /// up with while they may be out of memory: open challenges created at or before
+    /// `challenges_created_by` (expired), and active games without a clock, both sides
+    /// having moved, whose last action was at or before `idle_since` (abandoned). The game
+    /// layer wakes them, and their actors end them as they would have in memory.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn overdue_unfinished_games(
+        &self,
+        challenges_created_by: DateTime<Utc>,
+        idle_since: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let ids = sqlx::query_scalar::<_, Uuid>(
+            "select g.game_id from game g \
+             where g.status in ('waiting', 'active') \
+               and ((g.status = 'waiting' and g.created_at <= $1) \
+                 or (g.status = 'active' and g.clock_initial_ms is null \
+                     and exists (select 1 from game_action a \
+                                 where a.game_id = g.game_id and a.ply = 2) \
+                     and (select a.created_at from game_action a where a.game_id = g.game_id \
+                          order by a.ply desc limit 1) <= $2)) \
+             order by g.created_at, g.game_id \
+             limit $3",
+        )
+        .bind(challenges_created_by)
+        .bind(idle_since)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids)
     }
 
     /// The games `username` (any case) sat in that started or were aborted, newest first by

@@ -35,7 +35,7 @@ pub use changes::GameChange;
 pub use games::{
     ActionRecord, ClockSetting, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus,
     GameSummary, JsonText, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
-    PlayerResult, VariantResults,
+    PlayerResult, UnfinishedGame, VariantResults,
 };
 pub use health::StoreHealth;
 pub use lobby::{

@@ -178,4 +178,65 @@ impl Store {
             .await?;
         Ok(done.rows_affected())
     }
+
+    /// Deletes up to `limit` guest accounts that are of no more use, oldest first, and
+    /// returns how many: created within `created` (the range's start included, its end
+    /// too), with no session still valid at
+    /// `now` (a guest cannot sign in again), and in no game that was played to a result or
+    /// is waiting or in progress. Their aborted games go with them (the only games left that
+    /// name them), as do everything else of theirs (sessions, settings, noplay entries).
+    ///
+    /// The accounts are locked before anything is deleted, so a game created for one at the
+    /// same moment (which locks its row too) waits, then fails rather than point nowhere.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn delete_stale_guests(
+        &self,
+        created: std::ops::RangeInclusive<DateTime<Utc>>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // A game that was played has both seats taken, its creator's among them: only open
+        // challenges name a creator who has no seat.
+        let doomed: Vec<Uuid> = sqlx::query_scalar(
+            "select u.user_id from app_user u \
+             where u.is_guest and u.created_at between $4 and $1 \
+               and not exists (select 1 from session s \
+                               where s.user_id = u.user_id and s.expires_at > $2) \
+               and not exists (select 1 from game g where g.white_id = u.user_id \
+                               and g.status <> 'aborted') \
+               and not exists (select 1 from game g where g.black_id = u.user_id \
+                               and g.status <> 'aborted') \
+               and not exists (select 1 from game g where g.creator_id = u.user_id \
+                               and g.status = 'waiting') \
+             order by u.created_at \
+             limit $3 \
+             for update of u skip locked",
+        )
+        .bind(created.end())
+        .bind(now)
+        .bind(limit)
+        .bind(created.start())
+        .fetch_all(&mut *tx)
+        .await?;
+        if doomed.is_empty() {
+            return Ok(0);
+        }
+        sqlx::query(
+            "delete from game \
+             where creator_id = any($1) or white_id = any($1) or black_id = any($1)",
+        )
+        .bind(&doomed)
+        .execute(&mut *tx)
+        .await?;
+        let deleted = sqlx::query("delete from app_user where user_id = any($1)")
+            .bind(&doomed)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(deleted.rows_affected())
+    }
 }

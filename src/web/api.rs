@@ -121,10 +121,7 @@ async fn accept_game(
     CurrentUser(user): CurrentUser,
     GameIdPath(game_id): GameIdPath,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let handle = state
-        .games
-        .get(game_id)
-        .ok_or(ApiError::NotFound("game_not_found"))?;
+    let handle = state.games.find(game_id).await?;
     handle
         .join(Seat {
             user_id: user.user_id,

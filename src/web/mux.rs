@@ -26,7 +26,7 @@ use super::ws::{
     answer, error_json, frame_too_large, open_socket, SocketOpening, MAX_CLIENT_MESSAGE,
 };
 use super::AppState;
-use crate::game::{GameError, GameHandle};
+use crate::game::GameHandle;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -242,9 +242,9 @@ impl Multiplexer {
             let error = ErrorMsg::new("too_many_games", &message);
             return socket.feed(tagged(gid, &error.to_json())).await;
         }
-        let Some(handle) = state.games.get(gid) else {
-            let error = GameError::NotFound;
-            return socket.feed(tagged(gid, &error_json(&error))).await;
+        let handle = match state.games.find(gid).await {
+            Ok(handle) => handle,
+            Err(error) => return socket.feed(tagged(gid, &error_json(&error))).await,
         };
         let subscription = match handle.subscribe(self.viewer, since).await {
             Ok(subscription) => subscription,

@@ -57,8 +57,9 @@ pub async fn game_socket(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let Some(handle) = state.games.get(game_id) else {
-        return super::error::ApiError::NotFound("game_not_found").into_response();
+    let handle = match state.games.find(game_id).await {
+        Ok(handle) => handle,
+        Err(e) => return super::error::ApiError::from(e).into_response(),
     };
     let viewer = user.map(|u| u.user_id);
     let opening = SocketOpening {

@@ -8,6 +8,7 @@ use crate::server::{fast_settings, TestServer, WAIT};
 use oddboard::client::{expect_ok, Client, LobbySocket};
 use oddboard::game::lobby::LobbySettings;
 use oddboard::game::rating::{rate_game, Glicko};
+use oddboard::game::GameSettings;
 use oddboard::rules::Color;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -1073,5 +1074,41 @@ async fn play_by_name_numbered_offers_and_hostile_formulas_by_command() {
         .await;
     let n = bob.seek("9 0 unrated").await;
     assert!(ids(&alice.sought(false).await).contains(&n));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_at_the_cap_on_games_in_progress_can_start_no_other() {
+    let settings = GameSettings {
+        max_games_in_progress: 1,
+        ..fast_settings()
+    };
+    let server = TestServer::start_with_lobby(settings, lobby_settings()).await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let mut bob = LobbyPlayer::guest(&server).await;
+    let mut carol = LobbyPlayer::guest(&server).await;
+    alice.seek("5 0 white").await;
+    let data = bob.ok("seek 5 0 black").await;
+    assert_eq!(game_of(&data)["white"], alice.name.as_str());
+
+    // Alice and Bob each have their one game: neither may seek or ask for a match, and a
+    // match Carol offers cannot be taken.
+    alice.fails("seek 3 0", "too_many_games_in_progress").await;
+    let carol_name = carol.name.clone();
+    bob.fails(
+        &format!("match {carol_name} 3 0"),
+        "too_many_games_in_progress",
+    )
+    .await;
+    let data = carol.ok(&format!("match {} 3 0", alice.name)).await;
+    let id = data["challenge"]["id"].clone();
+    alice
+        .event("challenge", |m| m["challenge"]["id"] == id)
+        .await;
+    let reply = alice.fails("accept", "too_many_games_in_progress").await;
+    assert!(reply.contains(&alice.name), "{reply}");
+    // The refused offer stands, and Carol can still seek.
+    assert_eq!(alice.ok("pending").await["incoming"][0]["id"], id);
+    carol.seek("7 0").await;
     server.stop().await;
 }

@@ -38,6 +38,7 @@ pub fn fast_settings() -> GameSettings {
         linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),
         max_claim_delay: Duration::from_millis(300),
+        ..GameSettings::default()
     }
 }
 

@@ -12,8 +12,8 @@ use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::changes::APPLY_CHANGES;
 use oddboard::store::{
     ActionRecord, ClockSetting, ColorChoice, GameChange, GameEnd, GameStart, GameStatus,
-    GameSummary, GameWriter, JsonText, NewAction, NewGame, PlayerResult, Store, StoreError, User,
-    VariantResults, WriterConfig,
+    GameSummary, GameWriter, JsonText, NewAction, NewGame, PlayerResult, Store, StoreError,
+    UnfinishedGame, User, VariantResults, WriterConfig,
 };
 use sqlx::{Connection, PgConnection, PgPool};
 use std::sync::Arc;
@@ -91,6 +91,25 @@ async fn set_created_at(store: &Store, game_id: Uuid, created_at: DateTime<Utc>)
         .execute(store.pool())
         .await
         .unwrap_or_else(|err| panic!("{err}"));
+}
+
+/// Pins the `created_at` of a game's actions of the plies in `plies`.
+async fn set_action_times(
+    store: &Store,
+    game_id: Uuid,
+    plies: std::ops::Range<i32>,
+    created_at: DateTime<Utc>,
+) {
+    sqlx::query(
+        "update game_action set created_at = $4 where game_id = $1 and ply >= $2 and ply < $3",
+    )
+    .bind(game_id)
+    .bind(plies.start)
+    .bind(plies.end)
+    .bind(created_at)
+    .execute(store.pool())
+    .await
+    .unwrap_or_else(|err| panic!("{err}"));
 }
 
 /// Adds `count` waiting games of one new user, for the tests of query plans, which depend on
@@ -202,6 +221,107 @@ async fn session_lifecycle(pool: PgPool) -> Result<(), StoreError> {
     assert_eq!(store.session(&token, at(0)).await?.map(|s| s.user), None);
     // Logging out twice is harmless.
     store.delete_session(&token).await?;
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let guest = |name: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .create_user(name, None, true)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+        }
+    };
+    let idle = guest("Guest0001").await;
+    let signed_in = guest("Guest0002").await;
+    let finished = guest("Guest0003").await;
+    let playing = guest("Guest0004").await;
+    let challenging = guest("Guest0005").await;
+    let aborted = guest("Guest0006").await;
+    let young = guest("Guest0007").await;
+    let old = [
+        &idle,
+        &signed_in,
+        &finished,
+        &playing,
+        &challenging,
+        &aborted,
+    ];
+    for (user, created_at) in old.iter().map(|u| (u, at(0))).chain([(&&young, at(200))]) {
+        sqlx::query("update app_user set created_at = $2 where user_id = $1")
+            .bind(user.user_id)
+            .bind(created_at)
+            .execute(store.pool())
+            .await?;
+    }
+    store
+        .create_session(signed_in.user_id, &token_hash(1), at(1_000))
+        .await?;
+    store
+        .create_session(idle.user_id, &token_hash(2), at(50))
+        .await?;
+    let won = started_game(&store, finished.user_id, alice.user_id, Variant::Suicide).await;
+    store
+        .finish_game(won, &Outcome::draw(EndReason::Agreement), at(3))
+        .await?;
+    started_game(&store, alice.user_id, playing.user_id, Variant::Suicide).await;
+    store
+        .create_game(&new_game(challenging.user_id, Variant::Chad))
+        .await?;
+    // An aborted game and an aborted open challenge, which go with the guest.
+    let against_alice = started_game(&store, aborted.user_id, alice.user_id, Variant::Duel).await;
+    let withdrawn = new_game(aborted.user_id, Variant::Chad);
+    store.create_game(&withdrawn).await?;
+    store.append_actions(&[action(against_alice, 1)]).await?;
+    for game in [against_alice, withdrawn.game_id] {
+        store
+            .finish_game(game, &Outcome::draw(EndReason::Aborted), at(3))
+            .await?;
+    }
+
+    // Not a guest created outside the range.
+    assert_eq!(
+        store
+            .delete_stale_guests(at(1)..=at(100), at(100), 100)
+            .await?,
+        0
+    );
+    let purged = store
+        .delete_stale_guests(at(0)..=at(100), at(100), 100)
+        .await?;
+
+    assert_eq!(purged, 2);
+    for (user, kept) in [
+        (&idle, false),
+        (&aborted, false),
+        (&signed_in, true),
+        (&finished, true),
+        (&playing, true),
+        (&challenging, true),
+        (&young, true),
+        (&alice, true),
+    ] {
+        let found = store.user_by_id(user.user_id).await?.is_some();
+        assert_eq!(found, kept, "{}", user.username);
+    }
+    assert_eq!(store.load_game(against_alice).await?, None);
+    assert_eq!(store.load_game(withdrawn.game_id).await?, None);
+    assert!(store.load_game(won).await?.is_some());
+    assert_eq!(store.session(&token_hash(2), at(0)).await?, None);
+    // Nothing more to purge.
+    assert_eq!(
+        store
+            .delete_stale_guests(at(0)..=at(100), at(100), 100)
+            .await?,
+        0
+    );
     Ok(())
 }
 
@@ -556,7 +676,7 @@ async fn load_returns_actions_in_ply_order(pool: PgPool) -> Result<(), StoreErro
 }
 
 #[sqlx::test(migrations = "./migrations")]
-async fn resumed_games_come_with_their_actions_and_count_the_restart(
+async fn running_games_are_resumed_with_their_actions_and_count_the_restart(
     pool: PgPool,
 ) -> Result<(), StoreError> {
     let store = Store::from_pool(pool);
@@ -564,13 +684,33 @@ async fn resumed_games_come_with_their_actions_and_count_the_restart(
     let bob = registered(&store, "Bob").await;
     let waiting = new_game(alice.user_id, Variant::Chad);
     store.create_game(&waiting).await?;
-    let active = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let clocked = NewGame {
+        clock: Some(ClockSetting {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        }),
+        ..new_game(alice.user_id, Variant::Suicide)
+    };
+    store.create_game(&clocked).await?;
+    store
+        .start_game(clocked.game_id, alice.user_id, bob.user_id, at(10))
+        .await?;
+    let opening = started_game(&store, bob.user_id, alice.user_id, Variant::Duel).await;
+    let unclocked = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
     let finished = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
     let aborted = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
     set_created_at(&store, waiting.game_id, at(1)).await;
-    set_created_at(&store, active, at(2)).await;
+    set_created_at(&store, clocked.game_id, at(2)).await;
+    set_created_at(&store, opening, at(3)).await;
     store
-        .append_actions(&[action(active, 2), action(finished, 1), action(active, 1)])
+        .append_actions(&[
+            action(clocked.game_id, 2),
+            action(finished, 1),
+            action(clocked.game_id, 1),
+            action(opening, 1),
+            action(unclocked, 1),
+            action(unclocked, 2),
+        ])
         .await?;
     store
         .finish_game(finished, &Outcome::draw(EndReason::Repetition), at(3))
@@ -579,27 +719,124 @@ async fn resumed_games_come_with_their_actions_and_count_the_restart(
         .finish_game(aborted, &Outcome::draw(EndReason::Aborted), at(3))
         .await?;
 
-    let games = store.resume_unfinished_games().await?;
+    let games = store.resume_running_games().await?;
 
+    // The open challenge and the game without a clock past its first moves hibernate.
     let ids: Vec<Uuid> = games.iter().map(|g| g.game_id).collect();
-    assert_eq!(ids, [waiting.game_id, active], "oldest first");
-    assert_eq!(games[0].status, GameStatus::Waiting);
-    assert!(games[0].actions.is_empty());
-    // A waiting game has no seats yet, but its creator's name comes with it.
-    assert_eq!(games[0].creator_name, "Alice");
-    assert_eq!(games[1].status, GameStatus::Active);
-    assert_eq!(plies(&games[1].actions), [1, 2]);
-    assert_eq!(games[1].white_name.as_deref(), Some("Alice"));
+    assert_eq!(ids, [clocked.game_id, opening], "oldest first");
+    assert_eq!(games[0].status, GameStatus::Active);
+    assert_eq!(plies(&games[0].actions), [1, 2]);
+    assert_eq!(games[0].white_name.as_deref(), Some("Alice"));
+    assert_eq!(plies(&games[1].actions), [1]);
     assert_eq!([games[0].restarts, games[1].restarts], [1, 1]);
 
-    let again = store.resume_unfinished_games().await?;
+    let again = store.resume_running_games().await?;
     assert_eq!([again[0].restarts, again[1].restarts], [2, 2]);
-    let finished_record = store.load_game(finished).await?;
+    for (game, restarts) in [(finished, 0), (waiting.game_id, 0), (unclocked, 0)] {
+        let record = store.load_game(game).await?;
+        assert_eq!(record.map(|g| g.restarts), Some(restarts), "{game}");
+    }
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn a_hibernated_game_wakes_counted_as_restarted_and_a_finished_one_does_not(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let waiting = new_game(alice.user_id, Variant::Chad);
+    store.create_game(&waiting).await?;
+    let active = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    store
+        .append_actions(&[action(active, 1), action(active, 2)])
+        .await?;
+    let finished = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
+    store
+        .finish_game(finished, &Outcome::draw(EndReason::Agreement), at(3))
+        .await?;
+
+    let woken = store
+        .wake_game(waiting.game_id)
+        .await?
+        .expect("the challenge");
+    // A waiting game has no seats yet, but its creator's name comes with it.
     assert_eq!(
-        finished_record.map(|g| g.restarts),
-        Some(0),
-        "only unfinished games count"
+        (woken.status, woken.creator_name.as_str(), woken.restarts),
+        (GameStatus::Waiting, "Alice", 1)
     );
+    let woken = store.wake_game(active).await?.expect("the game");
+    assert_eq!((plies(&woken.actions), woken.restarts), (vec![1, 2], 1));
+    let again = store.wake_game(active).await?.expect("the game");
+    assert_eq!(again.restarts, 2, "every life of the game starts a new log");
+
+    assert_eq!(store.wake_game(finished).await?, None);
+    assert_eq!(store.wake_game(Uuid::new_v4()).await?, None);
+    let finished_record = store.load_game(finished).await?;
+    assert_eq!(finished_record.map(|g| g.restarts), Some(0));
+
+    let mut players = store.unfinished_game_players().await?;
+    players.sort_by_key(|g| g.status == GameStatus::Active);
+    assert_eq!(
+        players,
+        [
+            UnfinishedGame {
+                game_id: waiting.game_id,
+                status: GameStatus::Waiting,
+                creator_id: alice.user_id,
+                white_id: None,
+                black_id: None,
+            },
+            UnfinishedGame {
+                game_id: active,
+                status: GameStatus::Active,
+                creator_id: alice.user_id,
+                white_id: Some(alice.user_id),
+                black_id: Some(bob.user_id),
+            },
+        ]
+    );
+    Ok(())
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn overdue_games_are_expired_challenges_and_idle_games_without_a_clock(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let old_challenge = new_game(alice.user_id, Variant::Chad);
+    let new_challenge = new_game(alice.user_id, Variant::Chad);
+    store.create_game(&old_challenge).await?;
+    store.create_game(&new_challenge).await?;
+    set_created_at(&store, old_challenge.game_id, at(1)).await;
+    set_created_at(&store, new_challenge.game_id, at(100)).await;
+    let idle = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let busy = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let opening = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    set_created_at(&store, idle, at(2)).await;
+    store
+        .append_actions(&[
+            action(idle, 1),
+            action(idle, 2),
+            action(busy, 1),
+            action(busy, 2),
+            action(busy, 3),
+            action(opening, 1),
+        ])
+        .await?;
+    set_action_times(&store, idle, 1..3, at(10)).await;
+    // Only `busy`'s last action is recent.
+    set_action_times(&store, busy, 1..3, at(10)).await;
+    set_action_times(&store, busy, 3..4, at(100)).await;
+    set_action_times(&store, opening, 1..2, at(10)).await;
+
+    let overdue = store.overdue_unfinished_games(at(50), at(50), 10).await?;
+    assert_eq!(overdue, [old_challenge.game_id, idle], "oldest first");
+    let first = store.overdue_unfinished_games(at(50), at(50), 1).await?;
+    assert_eq!(first, [old_challenge.game_id], "at most the limit");
     Ok(())
 }
 

@@ -2,7 +2,9 @@
 //! validation, history paging and the export.
 
 use crate::server::{fast_settings, TestServer, WAIT};
+use oddboard::game::GameSettings;
 use serde_json::{json, Value};
+use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accounts_sessions_and_guests() {
@@ -743,5 +745,53 @@ async fn every_answer_has_the_hardening_headers_and_errors_have_their_shape() {
             );
         }
     }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expired_sessions_and_guests_that_cannot_come_back_are_purged() {
+    let settings = GameSettings {
+        housekeeping_interval: Duration::from_millis(200),
+        guest_purge_age: Duration::from_secs(1),
+        ..fast_settings()
+    };
+    let server = TestServer::start(settings).await;
+    let mut leaving = server.guest().await;
+    let mut staying = server.guest().await;
+    server
+        .execute(&format!(
+            "insert into session (token_hash, user_id, expires_at) \
+             select sha256('expired'::bytea), user_id, now() - interval '1 hour' \
+             from app_user where username = '{}';",
+            staying.name
+        ))
+        .await;
+    let logout = leaving
+        .client
+        .post("/api/auth/logout", &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(logout.status, 200, "{}", logout.body);
+
+    // The guest who logged out can never sign in again: once old enough, the account goes.
+    let accounts = |name: &str| format!("select count(*) from app_user where username = '{name}'");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while server.fetch_number(&accounts(&leaving.name)).await > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the guest was not purged"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let expired = "select count(*) from session where expires_at <= now()";
+    assert_eq!(server.fetch_number(expired).await, 0);
+    // The guest still signed in stays.
+    assert_eq!(server.fetch_number(&accounts(&staying.name)).await, 1);
+    let me = staying
+        .client
+        .get("/api/me")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(me.status, 200, "{}", me.body);
     server.stop().await;
 }

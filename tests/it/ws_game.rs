@@ -3,6 +3,7 @@
 //! and every kind of bad input.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use oddboard::client::Client;
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
 use serde_json::{json, Value};
@@ -1028,5 +1029,161 @@ async fn a_forced_pass_leaves_a_draw_offer_to_the_passer_standing() {
         "errors: {:?}",
         white.errors
     );
+    server.stop().await;
+}
+
+/// Settings under which a game nobody watches hibernates within a fifth of a second.
+fn hibernating_settings() -> GameSettings {
+    GameSettings {
+        hibernate_after: Duration::from_millis(200),
+        ..fast_settings()
+    }
+}
+
+/// Long enough for a game left alone under [`hibernating_settings`] to have hibernated.
+const HIBERNATED: Duration = Duration::from_millis(1_500);
+
+/// How many times the game's actor was brought back from the store.
+async fn lives_after_the_first(server: &TestServer, game_id: &str) -> i64 {
+    let query = format!("select restarts::bigint from game where game_id = '{game_id}'");
+    server.fetch_number(&query).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_game_hibernates_and_comes_back_as_it_was() {
+    let (server, mut alice, mut bob) = server_and_two_guests(hibernating_settings()).await;
+    let (game_id, white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
+    let seen = black.version.unwrap_or(0);
+    let moves = black.moves.clone();
+    white.socket.close().await;
+    black.socket.close().await;
+    tokio::time::sleep(HIBERNATED).await;
+    assert_eq!(lives_after_the_first(&server, &game_id).await, 0);
+
+    // Black comes back with the version it saw before the game left memory: the new actor's
+    // log starts past it, so Black gets the whole game in a snapshot, not a gap.
+    let socket = bob
+        .client
+        .connect_game(&game_id, Some(seen))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut black = Watcher::new(socket);
+    let first = black.next().await;
+    assert_eq!(first["t"], "snapshot", "{first}");
+    assert!(black.version > Some(seen), "{first}");
+    assert_eq!(black.moves, moves);
+    assert_eq!(first["game"]["status"], "active");
+    assert_eq!(lives_after_the_first(&server, &game_id).await, 1);
+
+    // And the game goes on from there.
+    let mut white = alice.watch(&game_id).await;
+    assert!(white.version > Some(seen));
+    play_until(&mut [&mut white, &mut black], &mut [], 4).await;
+    assert_eq!(black.ply, 4);
+    assert_eq!(
+        stored_record(&server, &game_id).await["actions"][3]["ply"],
+        4
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_at_once_for_a_hibernated_game_bring_back_one_actor() {
+    let (server, mut alice, mut bob) = server_and_two_guests(hibernating_settings()).await;
+    let (game_id, white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
+    white.socket.close().await;
+    black.socket.close().await;
+    tokio::time::sleep(HIBERNATED).await;
+
+    let connections = (0..8).map(|_| {
+        let client = server.client();
+        let game_id = game_id.clone();
+        async move {
+            let mut socket = client
+                .connect_game(&game_id, None)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            socket.next(WAIT).await.unwrap_or_else(|e| panic!("{e}"))
+        }
+    });
+    let snapshots = futures_util::future::join_all(connections).await;
+    let versions: Vec<_> = snapshots.iter().map(|s| s["v"].as_u64()).collect();
+    assert!(versions.iter().all(|v| *v == versions[0]), "{versions:?}");
+    assert_eq!(lives_after_the_first(&server, &game_id).await, 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hibernated_open_challenge_can_be_taken_or_expires() {
+    let settings = GameSettings {
+        open_challenge_limit: Duration::from_secs(4),
+        housekeeping_interval: Duration::from_millis(200),
+        ..hibernating_settings()
+    };
+    let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
+    let taken = alice.create_game("suicide", Value::Null, "white").await;
+    let forgotten = alice.create_game("chad", Value::Null, "white").await;
+    tokio::time::sleep(HIBERNATED).await;
+
+    bob.accept(&taken).await;
+    let record = stored_record(&server, &taken).await;
+    assert_eq!(record["status"], "active", "{record}");
+    assert_eq!(lives_after_the_first(&server, &taken).await, 1);
+
+    // Nobody asks for the other: the housekeeping task wakes it once it is due, and it is
+    // withdrawn as it would have been in memory.
+    let record = stored_record_once(&server, &forgotten, |r| r["status"] != "waiting").await;
+    assert_eq!(record["status"], "aborted", "{record}");
+    assert_eq!(record["outcome"]["reason"], "aborted", "{record}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_in_progress_are_capped_per_account() {
+    let settings = GameSettings {
+        max_games_in_progress: 2,
+        ..fast_settings()
+    };
+    let (server, mut alice, mut bob) = server_and_two_guests(settings.clone()).await;
+    let first = alice.create_game("suicide", Value::Null, "white").await;
+    let second = alice.create_game("suicide", Value::Null, "white").await;
+    let refused = alice.try_create_game("suicide", Value::Null, "white").await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert_eq!(refused.json()["error"], "too_many_games_in_progress");
+
+    // Bob takes one (he has one game in progress now, Alice still two), then creates one.
+    bob.accept(&first).await;
+    let bobs = bob.create_game("duel", Value::Null, "black").await;
+    // Alice's other challenge would be Bob's third game.
+    let response = bob
+        .client
+        .post(&format!("/api/games/{second}/accept"), &Value::Null)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 409, "{}", response.body);
+    assert_eq!(response.json()["error"], "too_many_games_in_progress");
+    assert!(response.json()["message"]
+        .as_str()
+        .is_some_and(|m| m.contains(&bob.name)));
+    assert_eq!(stored_record(&server, &second).await["status"], "waiting");
+
+    // A game that ends makes room: Alice withdraws her challenge and can create another,
+    // and Bob, whose challenge she cannot take either, withdraws his and takes hers.
+    let mut view = alice.watch(&second).await;
+    abort_expecting_aborted(&mut view).await;
+    let third = alice.create_game("suicide", Value::Null, "white").await;
+    let mut view = bob.watch(&bobs).await;
+    abort_expecting_aborted(&mut view).await;
+    bob.accept(&third).await;
+    assert_eq!(stored_record(&server, &third).await["status"], "active");
+
+    // The counts survive a restart, whether the games are back in memory or not.
+    let server = server.restart(settings).await;
+    // Alice's session, on the new server's address.
+    let cookie = alice.client.cookie.take();
+    alice.client = Client::new(server.addr.clone());
+    alice.client.cookie = cookie;
+    let refused = alice.try_create_game("suicide", Value::Null, "white").await;
+    assert_eq!(refused.json()["error"], "too_many_games_in_progress");
     server.stop().await;
 }

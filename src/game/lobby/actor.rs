@@ -732,6 +732,17 @@ impl LobbyActor {
 
     // ----- starting games -----
 
+    /// Refuses a seek or a match request of `me`'s while they have no room for another game
+    /// in progress: it could only fail when it is taken (`start_game` asks again, for both
+    /// players, as the game is created).
+    fn ensure_room(&self, me: Uuid) -> Result<(), LobbyError> {
+        let seat = Seat {
+            user_id: me,
+            name: self.name(me),
+        };
+        Ok(self.games.ensure_room(&seat)?)
+    }
+
     /// The colour `a` plays against `b` when neither asked: from the newest game backwards,
     /// at the first where their colours differ (or only one of them played), `a` takes the
     /// opposite of what they had then; random if nothing tells them apart.
@@ -853,6 +864,7 @@ impl LobbyActor {
     // ----- commands -----
 
     async fn seek(&mut self, me: Uuid, request: SeekRequest) -> Result<LobbyReply, LobbyError> {
+        self.ensure_room(me)?;
         let registered = self.info(me)?.user.registered;
         let terms = self.terms(
             me,
@@ -985,6 +997,7 @@ impl LobbyActor {
     }
 
     async fn play(&mut self, me: Uuid, target: PlayTarget) -> Result<LobbyReply, LobbyError> {
+        self.ensure_room(me)?;
         let seek = match target {
             PlayTarget::Seek(n) => self.seeks.get(&n),
             PlayTarget::User(name) => {
@@ -1082,6 +1095,7 @@ impl LobbyActor {
         me: Uuid,
         request: MatchRequest,
     ) -> Result<LobbyReply, LobbyError> {
+        self.ensure_room(me)?;
         let them = self.user_named(&request.user).await?;
         if them == me {
             return Err(LobbyError::SelfChallenge);
