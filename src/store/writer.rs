@@ -262,7 +262,8 @@ pub struct CommitStats {
     /// Rows of failed batches.
     rows_failed: AtomicU64,
     /// Batches (committed or failed) by size: bucket `i` counts sizes in
-    /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]`.
+    /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]` (a batch never holds more than
+    /// [`MAX_BATCH`], the last bound).
     batch_sizes: [AtomicU64; BATCH_SIZE_BUCKETS.len()],
     /// Statements (committed or failed) by the time from sending to the answer, commit
     /// included, in [`COMMIT_TIME_BUCKETS_US`].
@@ -284,7 +285,9 @@ impl Default for CommitStats {
 }
 
 impl CommitStats {
-    fn record_batch(&self, size: usize, committed: usize) {
+    /// Counts a committed batch of `size` changes, of which `committed` were written (the
+    /// others refused inside it).
+    pub(crate) fn record_batch(&self, size: usize, committed: usize) {
         self.batches_committed.fetch_add(1, Ordering::Relaxed);
         self.rows_committed
             .fetch_add(as_u64(committed), Ordering::Relaxed);
@@ -293,7 +296,8 @@ impl CommitStats {
         self.record_size(size);
     }
 
-    fn record_failed_batch(&self, size: usize) {
+    /// Counts a batch of `size` changes that failed as a whole.
+    pub(crate) fn record_failed_batch(&self, size: usize) {
         self.failed_batches.fetch_add(1, Ordering::Relaxed);
         self.rows_failed.fetch_add(as_u64(size), Ordering::Relaxed);
         self.record_size(size);
@@ -356,16 +360,25 @@ pub struct CommitStatsSnapshot {
 }
 
 impl CommitStatsSnapshot {
+    /// Every batch written, committed or failed: the batches [`Self::batch_sizes`] counts.
+    pub fn batches(&self) -> u64 {
+        self.batches_committed + self.failed_batches
+    }
+
+    /// The changes of every batch, committed, refused or failed.
+    pub fn rows(&self) -> u64 {
+        self.rows_committed + self.rows_rejected + self.rows_failed
+    }
+
     /// Mean rows per batch (committed and failed batches alike); 0 before the first batch.
     pub fn mean_batch_size(&self) -> f64 {
-        let batches = self.batches_committed + self.failed_batches;
+        let batches = self.batches();
         if batches == 0 {
             return 0.0;
         }
         // Counts stay far below 2^53, where f64 is exact.
         #[allow(clippy::cast_precision_loss)]
-        let mean =
-            (self.rows_committed + self.rows_rejected + self.rows_failed) as f64 / batches as f64;
+        let mean = self.rows() as f64 / batches as f64;
         mean
     }
 
