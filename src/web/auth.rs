@@ -12,7 +12,7 @@
 //! A logout also closes the game and lobby sockets opened with its session
 //! ([`SessionCache::logout_signal`]), so a signed-out browser tab cannot go on playing.
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::JsonBody;
 use super::AppState;
 use crate::store::User;
@@ -409,14 +409,16 @@ impl FromRequestParts<AppState> for CurrentUser {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 struct Credentials {
+    #[schema(example = "alice")]
     username: String,
+    #[schema(example = "correct horse")]
     password: String,
 }
 
 /// What the API says about the signed-in user.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct Me {
     user_id: uuid::Uuid,
     username: String,
@@ -451,6 +453,18 @@ async fn start_session(state: &AppState, user: &User) -> Result<Response, ApiErr
     Ok(response)
 }
 
+/// Creates an account and signs in to it.
+#[utoipa::path(
+    post,
+    path = "/api/auth/register",
+    tag = "accounts",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in to the new account.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))),
+        (status = 409, description = "`username_taken`.", body = ErrorBody),
+        (status = 422, description = "`invalid_username`, `reserved_username`, `invalid_password`, `bad_body`.", body = ErrorBody),
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<Credentials>,
@@ -465,6 +479,18 @@ async fn register(
     start_session(&state, &user).await
 }
 
+/// Signs in with a username and password.
+#[utoipa::path(
+    post,
+    path = "/api/auth/login",
+    tag = "accounts",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))),
+        (status = 401, description = "`bad_credentials`.", body = ErrorBody),
+        (status = 422, description = "`bad_body`.", body = ErrorBody),
+    )
+)]
 async fn login(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<Credentials>,
@@ -485,6 +511,13 @@ async fn login(
     start_session(&state, &user).await
 }
 
+/// Creates a guest account (`Guest1234`) and signs in to it.
+#[utoipa::path(
+    post,
+    path = "/api/auth/guest",
+    tag = "accounts",
+    responses((status = 200, description = "Signed in as a new guest.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))))
+)]
 async fn guest(State(state): State<AppState>) -> Result<Response, ApiError> {
     // Four digits first, more if the short names run out.
     for attempt in 0..8u32 {
@@ -532,13 +565,27 @@ fn same_origin(headers: &HeaderMap) -> bool {
     matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
 }
 
+/// The answer to a logout.
+#[derive(Serialize, utoipa::ToSchema)]
+struct LoggedOut {
+    /// Always true.
+    ok: bool,
+}
+
+/// Ends the session: the cookie is cleared and the session's sockets are closed.
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = "accounts",
+    responses((status = 200, description = "Signed out (also without a session).", body = LoggedOut, headers(("Set-Cookie" = String, description = "The session cookie."))))
+)]
 async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Some(token) = session_token(&headers) {
         let hash = token_hash(&token);
         state.sessions.forget(&hash);
         state.store.delete_session(&hash).await?;
     }
-    let mut response = Json(serde_json::json!({ "ok": true })).into_response();
+    let mut response = Json(LoggedOut { ok: true }).into_response();
     response.headers_mut().insert(
         SET_COOKIE,
         HeaderValue::from_static("oddboard_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"),
@@ -546,6 +593,16 @@ async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
     Ok(response)
 }
 
+/// The signed-in user.
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "accounts",
+    responses(
+        (status = 200, description = "The signed-in user.", body = Me),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+    )
+)]
 async fn me(CurrentUser(user): CurrentUser) -> Json<Me> {
     Json(Me::from(&user))
 }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod extract;
 pub mod lobby;
 pub mod mux;
+pub mod openapi;
 pub mod pages;
 pub mod protocol;
 pub mod ws;
@@ -100,6 +101,16 @@ impl Closing {
     }
 }
 
+/// Whether the server can reach its database.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "server",
+    responses(
+        (status = 200, description = "`ok`.", content_type = "text/plain", body = String),
+        (status = 503, description = "The database is unreachable.", content_type = "text/plain", body = String),
+    )
+)]
 async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     match state.store.ping().await {
         Ok(_) => (axum::http::StatusCode::OK, "ok"),
@@ -110,6 +121,13 @@ async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
+/// The server's counters in Prometheus's text format (`docs/protocol.md` names them).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "server",
+    responses((status = 200, description = "Prometheus text exposition format 0.0.4.", content_type = "text/plain", body = String))
+)]
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let text = state.games.metrics().render(&state.commit_stats.snapshot());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
@@ -132,6 +150,7 @@ pub fn router(state: AppState) -> Router {
         .merge(api::router())
         .merge(pages::router())
         .merge(lobby::router())
+        .merge(openapi::router())
         // Bodies are read by the JSON extractor, which answers one over the limit with the
         // API's `body_too_large` (`extract::JsonBody`).
         .layer(DefaultBodyLimit::max(64 * 1024))
