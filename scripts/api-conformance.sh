@@ -49,19 +49,35 @@ for _ in $(seq 1 60); do
 done
 curl -fsS "$origin/healthz" >/dev/null || { cat "$work/server.log" >&2; exit 1; }
 
-# A signed-in player, so that the operations that need one get past the sign-in and have
-# their bodies checked; it has an open challenge, so some games exist.
-curl -fsS -c "$work/cookies" -H 'Content-Type: application/json' \
-  -d '{"username":"conformance","password":"conformance-password"}' \
-  "$origin/api/auth/register" >/dev/null
-curl -fsS -b "$work/cookies" -H 'Content-Type: application/json' \
-  -d '{"variant":"suicide","clock":{"minutes":5,"increment":0}}' "$origin/api/games" >/dev/null
-session="$(awk '$6 == "oddboard_session" { print $7 }' "$work/cookies")"
+# Players and games for the generated requests to find: without them every `{id}` and
+# `{name}` would be unknown and only the 404s tested. `conformance` signs in for the run (so
+# that the operations that need a player get past the sign-in and have their bodies
+# checked); one of its challenges waits, another was accepted and is being played.
+post() { # cookie jar, path, JSON body: prints the answer
+  curl -fsS -b "$work/$1" -c "$work/$1" -H 'Content-Type: application/json' -d "$3" "$origin$2"
+}
+json_field() { python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
+post player /api/auth/register '{"username":"conformance","password":"conformance-password"}' >/dev/null
+post opponent /api/auth/register '{"username":"opponent","password":"opponent-password"}' >/dev/null
+waiting="$(post player /api/games '{"variant":"suicide","clock":{"minutes":5,"increment":0}}' | json_field game_id)"
+active="$(post player /api/games '{"variant":"chazz","clock":null}' | json_field game_id)"
+post opponent "/api/games/$active/accept" '' >/dev/null
+session="$(awk '$6 == "oddboard_session" { print $7 }' "$work/player")"
+# Half the generated `{id}`s and `{name}`s are these, half are made up.
+cat >"$work/schemathesis.toml" <<TOML
+[dictionaries.games]
+values = ["$waiting", "$active"]
+[dictionaries.users]
+values = ["conformance", "OPPONENT"]
+[parameters]
+"path.id" = { dictionary = "games", probability = 0.5 }
+"path.name" = { dictionary = "users", probability = 0.5 }
+TOML
 
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance
 run() {
   # From the scratch folder: schemathesis keeps a cache in the folder it runs in.
-  (cd "$work" && schemathesis run "$origin/api/openapi.json" --checks "$checks" \
+  (cd "$work" && schemathesis --config-file schemathesis.toml run "$origin/api/openapi.json" --checks "$checks" \
     --max-examples "$MAX_EXAMPLES" --seed "$SEED" --workers 1 --request-timeout 30 --no-color "$@")
 }
 status=0

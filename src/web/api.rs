@@ -40,23 +40,23 @@ const MAX_INCREMENT: u64 = 180;
 #[derive(Deserialize, ToSchema)]
 struct ClockRequest {
     /// Each side's time, in minutes; may be fractional (0.5 is 30 seconds).
-    #[schema(example = 3)]
+    #[schema(example = 3, minimum = 0, maximum = 180)]
     minutes: f64,
-    /// Seconds added after each of a side's actions.
-    #[schema(example = 2)]
+    /// Seconds added after each of a side's actions (some time or some increment is needed).
+    #[schema(example = 2, maximum = 180)]
     increment: u64,
 }
 
 #[derive(Deserialize, ToSchema)]
 struct CreateGame {
-    /// A variant id (`GET /api/variants`).
-    #[schema(example = "suicide")]
+    /// A playable variant (`GET /api/variants`).
+    #[schema(value_type = Variant, example = "suicide")]
     variant: String,
     /// None for a game without a clock.
     clock: Option<ClockRequest>,
     /// The creator's colour: `random` (the default), `white` or `black`.
     #[serde(default)]
-    #[schema(example = "random")]
+    #[schema(value_type = Option<ColorChoice>, example = "random")]
     color: Option<String>,
 }
 
@@ -245,7 +245,8 @@ fn revealed_seed(record: &GameRecord) -> Option<String> {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct HistoryQuery {
-    /// Only games of this variant id.
+    /// Only games of this variant.
+    #[param(value_type = Option<Variant>)]
     variant: Option<String>,
     /// `win`, `loss` or `draw`, from the user's side.
     result: Option<PlayerResult>,
@@ -610,6 +611,7 @@ async fn variants() -> Json<VariantList> {
 #[into_params(parameter_in = Query)]
 struct GamesQuery {
     /// `waiting`, `active` (the default), `finished` or `aborted`.
+    #[param(value_type = Option<GameStatus>)]
     status: Option<String>,
     /// 1 to 200 (50 by default); out of that range is brought into it.
     limit: Option<i64>,

@@ -234,7 +234,8 @@ async fn finger(
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct RatingHistoryQuery {
-    /// Only this variant id's ratings.
+    /// Only this variant's ratings.
+    #[param(value_type = Option<Variant>)]
     variant: Option<String>,
 }
 

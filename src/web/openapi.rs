@@ -32,8 +32,8 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         title = "Oddboard",
         description = "The HTTP API of Oddboard, a server for five unusual chess variants. \
             Every error is JSON `{\"error\": \"<stable_snake_case_code>\", \"message\": \"…\"}`; \
-            each response lists its codes. Unknown routes answer 404 `not_found`, known routes \
-            with another method 405 `method_not_allowed`. Signed-in requests carry the session \
+            each response lists its codes. Unknown routes (404) and methods a route does not serve \
+            (405) answer with the same error shape. Signed-in requests carry the session \
             cookie `oddboard_session`. The game and lobby WebSockets are described in \
             `docs/protocol.md`."
     ),
