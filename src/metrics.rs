@@ -93,7 +93,7 @@ impl Metrics {
             "oddboard_commit_batch_size",
             "Game changes (actions, games created, started, ended) written per database transaction, committed or failed.",
             commits.batch_sizes.iter().copied(),
-            0,
+            commits.larger_batches,
             commits.rows(),
         );
         commits.commit_times.write_prometheus(
@@ -163,6 +163,8 @@ mod tests {
         let commits = CommitStats::default();
         commits.record_batch(3, 3);
         commits.record_failed_batch(5);
+        // Larger than the last bound (1024): counted in `+Inf` only.
+        commits.record_batch(2000, 2000);
         metrics.render(&commits.snapshot())
     }
 
@@ -200,7 +202,7 @@ mod tests {
         let text = rendered_with_some_of_everything();
         let name = "oddboard_commit_batch_size";
         // One batch of 3 committed, one of 5 failed: both are in the buckets, `+Inf`,
-        // `_count` and `_sum`.
+        // `_count` and `_sum`; the batch of 2000 is in `+Inf`, `_count` and `_sum` only.
         assert_eq!(
             sample(&text, &format!("{name}_bucket{{le=\"4\"}}")),
             Some(1.0)
@@ -215,10 +217,10 @@ mod tests {
         );
         assert_eq!(
             sample(&text, &format!("{name}_bucket{{le=\"+Inf\"}}")),
-            Some(2.0)
+            Some(3.0)
         );
-        assert_eq!(sample(&text, &format!("{name}_count")), Some(2.0));
-        assert_eq!(sample(&text, &format!("{name}_sum")), Some(8.0));
+        assert_eq!(sample(&text, &format!("{name}_count")), Some(3.0));
+        assert_eq!(sample(&text, &format!("{name}_sum")), Some(2008.0));
         assert_eq!(sample(&text, "oddboard_commit_failures_total"), Some(1.0));
     }
 

@@ -262,9 +262,11 @@ pub struct CommitStats {
     /// Rows of failed batches.
     rows_failed: AtomicU64,
     /// Batches (committed or failed) by size: bucket `i` counts sizes in
-    /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]` (a batch never holds more than
-    /// [`MAX_BATCH`], the last bound).
+    /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]`.
     batch_sizes: [AtomicU64; BATCH_SIZE_BUCKETS.len()],
+    /// Batches larger than the last bound ([`MAX_BATCH`]): only a writer configured with a
+    /// larger [`WriterConfig::max_batch`] writes them.
+    larger_batches: AtomicU64,
     /// Statements (committed or failed) by the time from sending to the answer, commit
     /// included, in [`COMMIT_TIME_BUCKETS_US`].
     commit_times: DurationHistogram,
@@ -279,6 +281,7 @@ impl Default for CommitStats {
             failed_batches: AtomicU64::new(0),
             rows_failed: AtomicU64::new(0),
             batch_sizes: std::array::from_fn(|_| AtomicU64::new(0)),
+            larger_batches: AtomicU64::new(0),
             commit_times: DurationHistogram::new(COMMIT_TIME_BUCKETS_US),
         }
     }
@@ -304,13 +307,12 @@ impl CommitStats {
     }
 
     fn record_size(&self, size: usize) {
-        let bucket = BATCH_SIZE_BUCKETS
+        let counter = BATCH_SIZE_BUCKETS
             .iter()
             .position(|&bound| size <= bound)
-            .unwrap_or(BATCH_SIZE_BUCKETS.len() - 1);
-        if let Some(counter) = self.batch_sizes.get(bucket) {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
+            .and_then(|bucket| self.batch_sizes.get(bucket))
+            .unwrap_or(&self.larger_batches);
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A copy of every counter. Each is read atomically, the set is not (a batch may be half
@@ -328,6 +330,7 @@ impl CommitStats {
                 .zip(&self.batch_sizes)
                 .map(|(&le, counter)| (le, load(counter)))
                 .collect(),
+            larger_batches: load(&self.larger_batches),
             commit_times: self.commit_times.snapshot(),
         }
     }
@@ -354,6 +357,8 @@ pub struct CommitStatsSnapshot {
     /// `(upper bound, batches)` per histogram bucket, in increasing order of bound; a
     /// Prometheus-style `le` label, but not cumulative.
     pub batch_sizes: Vec<(usize, u64)>,
+    /// Batches larger than the last bound.
+    pub larger_batches: u64,
     /// Statements (committed or failed) by the time from sending to the answer, commit
     /// included.
     pub commit_times: HistogramSnapshot,
@@ -388,7 +393,8 @@ impl CommitStatsSnapshot {
             .iter()
             .filter(|(le, _)| *le > 1)
             .map(|(_, n)| n)
-            .sum()
+            .sum::<u64>()
+            + self.larger_batches
     }
 }
 
@@ -412,9 +418,10 @@ mod tests {
             stats.record_batch(size, size);
         }
 
-        // Buckets: <=1, <=2, <=4, <=8, …, <=1024 (which also takes anything larger).
-        assert_eq!(bucket_counts(&stats), [1, 1, 2, 1, 0, 0, 0, 0, 0, 0, 3]);
+        // Buckets: <=1, <=2, <=4, <=8, …, <=1024, and the larger ones apart.
+        assert_eq!(bucket_counts(&stats), [1, 1, 2, 1, 0, 0, 0, 0, 0, 0, 2]);
         let snapshot = stats.snapshot();
+        assert_eq!(snapshot.larger_batches, 1);
         assert_eq!(snapshot.batches_committed, 8);
         assert_eq!(snapshot.multi_row_batches(), 7);
     }
