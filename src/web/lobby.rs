@@ -568,6 +568,7 @@ async fn handle_frame(text: &str, state: &AppState, user: &LobbyUser) -> String 
         reference,
         reply: CommandReply::new(result),
     };
+    // Cannot fail: every map in a reply has string keys.
     serde_json::to_string(&reply).unwrap_or_default()
 }
 
