@@ -39,3 +39,6 @@ if [ ! -x /usr/bin/chromedriver ]; then
 fi
 
 cargo test --all-targets
+
+# The HTTP API against its OpenAPI document (schemathesis, against the real server).
+scripts/api-conformance.sh

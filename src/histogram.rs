@@ -80,19 +80,42 @@ impl HistogramSnapshot {
     /// Appends the histogram as Prometheus's text format names it: `{name}_bucket` lines with
     /// cumulative counts and `le` in seconds, then `{name}_sum` (seconds) and `{name}_count`.
     pub fn write_prometheus(&self, out: &mut String, name: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} histogram");
-        let mut cumulative = 0;
-        for &(bound_us, count) in &self.buckets_us {
-            cumulative += count;
-            let seconds = bound_us as f64 / 1e6;
-            let _ = writeln!(out, "{name}_bucket{{le=\"{seconds}\"}} {cumulative}");
-        }
-        cumulative += self.longer;
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
-        let _ = writeln!(out, "{name}_sum {}", self.sum_us as f64 / 1e6);
-        let _ = writeln!(out, "{name}_count {cumulative}");
+        write_histogram(
+            out,
+            name,
+            help,
+            self.buckets_us
+                .iter()
+                .map(|&(bound_us, count)| (bound_us as f64 / 1e6, count)),
+            self.longer,
+            self.sum_us as f64 / 1e6,
+        );
     }
+}
+
+/// Appends a histogram in Prometheus's text format from its buckets' upper bounds (the `le`
+/// labels, increasing) and their own counts (not cumulative), the count above the last
+/// bound, and the sum of every observation. The `+Inf` bucket and `{name}_count` are both
+/// the total of those counts, so the lines cannot disagree whatever the caller counts.
+pub fn write_histogram<Bound: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    buckets: impl IntoIterator<Item = (Bound, u64)>,
+    above_last_bound: u64,
+    sum: impl std::fmt::Display,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} histogram");
+    let mut cumulative = 0;
+    for (bound, count) in buckets {
+        cumulative += count;
+        let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+    }
+    cumulative += above_last_bound;
+    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
+    let _ = writeln!(out, "{name}_sum {sum}");
+    let _ = writeln!(out, "{name}_count {cumulative}");
 }
 
 #[cfg(test)]

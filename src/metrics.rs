@@ -4,12 +4,11 @@
 //! fixed buckets ([`crate::histogram`]). Commit batch sizes and commit times come from the
 //! store's game writer and are rendered beside these.
 
-use crate::histogram::DurationHistogram;
+use crate::histogram::{write_histogram, DurationHistogram};
 use crate::store::CommitStatsSnapshot;
-use std::fmt::Write;
+use std::fmt::{Display, Write};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Upper bounds of the move-latency buckets, in microseconds. Finer between 1 and 10 ms,
 /// where a loaded server's p99 falls and the bar (10 ms) lies, so that the load tool
@@ -29,8 +28,6 @@ pub struct Metrics {
     /// Actions committed and broadcast since start.
     pub actions_total: AtomicU64,
     latency: DurationHistogram,
-    /// The previous scrape: when, and the action count then (for the per-second gauge).
-    last_scrape: Mutex<Option<(Instant, u64)>>,
 }
 
 impl Default for Metrics {
@@ -40,9 +37,15 @@ impl Default for Metrics {
             games_in_progress: AtomicI64::new(0),
             actions_total: AtomicU64::new(0),
             latency: DurationHistogram::new(LATENCY_BUCKETS_US),
-            last_scrape: Mutex::new(None),
         }
     }
+}
+
+/// Appends one single-value series (a gauge or a counter) with its `# HELP` and `# TYPE`.
+fn write_series(out: &mut String, name: &str, kind: &str, help: &str, value: impl Display) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+    let _ = writeln!(out, "{name} {value}");
 }
 
 impl Metrics {
@@ -52,102 +55,69 @@ impl Metrics {
         self.latency.record(latency);
     }
 
-    /// The Prometheus text exposition of every counter.
+    /// The Prometheus text exposition of every counter. Reading it changes nothing: rates
+    /// are the scraper's to work out (`rate(oddboard_actions_total[1m])`), since a rate
+    /// kept here would be "since whoever scraped last", which two scrapers would share.
     pub fn render(&self, commits: &CommitStatsSnapshot) -> String {
         let mut out = String::new();
-        let actions = self.actions_total.load(Ordering::Relaxed);
-        let per_second = {
-            let mut last = self.last_scrape.lock().unwrap_or_else(|e| e.into_inner());
-            let now = Instant::now();
-            let rate = match *last {
-                Some((at, count)) if now > at => {
-                    (actions.saturating_sub(count)) as f64 / (now - at).as_secs_f64()
-                }
-                _ => 0.0,
-            };
-            *last = Some((now, actions));
-            rate
-        };
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_connections Open WebSocket connections."
+        write_series(
+            &mut out,
+            "oddboard_connections",
+            "gauge",
+            "Open WebSocket connections.",
+            self.connections.load(Ordering::Relaxed),
         );
-        let _ = writeln!(out, "# TYPE oddboard_connections gauge");
-        let _ = writeln!(
-            out,
-            "oddboard_connections {}",
-            self.connections.load(Ordering::Relaxed)
+        write_series(
+            &mut out,
+            "oddboard_games_in_progress",
+            "gauge",
+            "Games started and not over.",
+            self.games_in_progress.load(Ordering::Relaxed),
         );
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_games_in_progress Games started and not over."
+        write_series(
+            &mut out,
+            "oddboard_actions_total",
+            "counter",
+            "Actions committed and broadcast.",
+            self.actions_total.load(Ordering::Relaxed),
         );
-        let _ = writeln!(out, "# TYPE oddboard_games_in_progress gauge");
-        let _ = writeln!(
-            out,
-            "oddboard_games_in_progress {}",
-            self.games_in_progress.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_actions_total Actions committed and broadcast."
-        );
-        let _ = writeln!(out, "# TYPE oddboard_actions_total counter");
-        let _ = writeln!(out, "oddboard_actions_total {actions}");
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_actions_per_second Actions per second since the previous scrape."
-        );
-        let _ = writeln!(out, "# TYPE oddboard_actions_per_second gauge");
-        let _ = writeln!(out, "oddboard_actions_per_second {per_second:.1}");
         self.latency.snapshot().write_prometheus(
             &mut out,
             "oddboard_move_latency_seconds",
             "From receiving an action to broadcasting it, commit included.",
         );
-        let _ = writeln!(
-            out,
-            "# HELP oddboard_commit_batch_size Game changes (actions, games created, started, ended) written per database transaction."
-        );
-        let _ = writeln!(out, "# TYPE oddboard_commit_batch_size histogram");
-        let mut cumulative = 0;
-        for (bound, count) in &commits.batch_sizes {
-            cumulative += count;
-            let _ = writeln!(
-                out,
-                "oddboard_commit_batch_size_bucket{{le=\"{bound}\"}} {cumulative}"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "oddboard_commit_batch_size_bucket{{le=\"+Inf\"}} {}",
-            commits.batches_committed
-        );
-        let _ = writeln!(
-            out,
-            "oddboard_commit_batch_size_sum {}",
-            commits.rows_committed
-        );
-        let _ = writeln!(
-            out,
-            "oddboard_commit_batch_size_count {}",
-            commits.batches_committed
+        // Failed batches are counted by size like committed ones, so that the buckets, `+Inf`
+        // and `_count` all count every batch written.
+        write_histogram(
+            &mut out,
+            "oddboard_commit_batch_size",
+            "Game changes (actions, games created, started, ended) written per database transaction, committed or failed.",
+            commits.batch_sizes.iter().copied(),
+            commits.larger_batches,
+            commits.rows(),
         );
         commits.commit_times.write_prometheus(
             &mut out,
             "oddboard_commit_seconds",
             "Time from sending a batch's statement to the database's answer, commit and fsync included.",
         );
-        if let Some(bytes) = resident_memory_bytes() {
-            let _ = writeln!(out, "# TYPE oddboard_process_resident_memory_bytes gauge");
-            let _ = writeln!(out, "oddboard_process_resident_memory_bytes {bytes}");
-        }
-        let _ = writeln!(out, "# TYPE oddboard_commit_failures_total counter");
-        let _ = writeln!(
-            out,
-            "oddboard_commit_failures_total {}",
-            commits.failed_batches
+        write_series(
+            &mut out,
+            "oddboard_commit_failures_total",
+            "counter",
+            "Batches of game changes that failed as a whole (their changes were not written).",
+            commits.failed_batches,
         );
+        if let Some(bytes) = resident_memory_bytes() {
+            // The name every Prometheus client library uses for it, so dashboards find it.
+            write_series(
+                &mut out,
+                "process_resident_memory_bytes",
+                "gauge",
+                "Resident memory size in bytes.",
+                bytes,
+            );
+        }
         out
     }
 }
@@ -158,4 +128,128 @@ pub fn resident_memory_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::CommitStats;
+    use std::collections::BTreeSet;
+
+    /// The value of the sample line `name` (labels included, e.g. `x_bucket{le="+Inf"}`).
+    fn sample(text: &str, name: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+            .and_then(|value| value.parse().ok())
+    }
+
+    /// The metric family a sample line belongs to: its name without labels, and without the
+    /// suffix of a histogram's series if `histograms` has the base name.
+    fn family<'a>(line: &'a str, histograms: &BTreeSet<&str>) -> &'a str {
+        let name = line.split([' ', '{']).next().unwrap_or_default();
+        ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|suffix| {
+                name.strip_suffix(suffix)
+                    .filter(|base| histograms.contains(base))
+            })
+            .unwrap_or(name)
+    }
+
+    fn rendered_with_some_of_everything() -> String {
+        let metrics = Metrics::default();
+        metrics.connections.store(3, Ordering::Relaxed);
+        metrics.record_action(Duration::from_millis(2));
+        let commits = CommitStats::default();
+        commits.record_batch(3, 3);
+        commits.record_failed_batch(5);
+        // Larger than the last bound (1024): counted in `+Inf` only.
+        commits.record_batch(2000, 2000);
+        metrics.render(&commits.snapshot())
+    }
+
+    #[test]
+    fn every_series_has_help_and_type() {
+        let text = rendered_with_some_of_everything();
+        let declared = |kind: &str| -> BTreeSet<&str> {
+            text.lines()
+                .filter_map(|line| line.strip_prefix(kind))
+                .filter_map(|rest| rest.split(' ').next())
+                .collect()
+        };
+        let helped = declared("# HELP ");
+        let typed = declared("# TYPE ");
+        let histograms: BTreeSet<&str> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("# TYPE ")?.strip_suffix(" histogram"))
+            .collect();
+        let families: BTreeSet<&str> = text
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.is_empty())
+            .map(|line| family(line, &histograms))
+            .collect();
+        assert!(
+            families.contains("oddboard_commit_failures_total"),
+            "{text}"
+        );
+        assert!(families.contains("oddboard_commit_batch_size"), "{text}");
+        assert_eq!(families, helped, "{text}");
+        assert_eq!(families, typed, "{text}");
+    }
+
+    #[test]
+    fn the_batch_size_histogram_counts_failed_batches_everywhere() {
+        let text = rendered_with_some_of_everything();
+        let name = "oddboard_commit_batch_size";
+        // One batch of 3 committed, one of 5 failed: both are in the buckets, `+Inf`,
+        // `_count` and `_sum`; the batch of 2000 is in `+Inf`, `_count` and `_sum` only.
+        assert_eq!(
+            sample(&text, &format!("{name}_bucket{{le=\"4\"}}")),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, &format!("{name}_bucket{{le=\"8\"}}")),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(&text, &format!("{name}_bucket{{le=\"1024\"}}")),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(&text, &format!("{name}_bucket{{le=\"+Inf\"}}")),
+            Some(3.0)
+        );
+        assert_eq!(sample(&text, &format!("{name}_count")), Some(3.0));
+        assert_eq!(sample(&text, &format!("{name}_sum")), Some(2008.0));
+        assert_eq!(sample(&text, "oddboard_commit_failures_total"), Some(1.0));
+    }
+
+    #[test]
+    fn a_scrape_changes_nothing_the_next_one_reads() {
+        let metrics = Metrics::default();
+        metrics.record_action(Duration::from_millis(1));
+        let commits = CommitStats::default().snapshot();
+        // Resident memory may move between two scrapes; everything else must not.
+        let without_memory = |text: String| -> String {
+            text.lines()
+                .filter(|line| !line.contains("process_resident_memory_bytes"))
+                .collect()
+        };
+        let first = without_memory(metrics.render(&commits));
+        let second = without_memory(metrics.render(&commits));
+        assert_eq!(first, second);
+        assert!(!first.contains("per_second"), "{first}");
+    }
+
+    #[test]
+    fn resident_memory_has_the_standard_name() {
+        let text = Metrics::default().render(&CommitStats::default().snapshot());
+        if resident_memory_bytes().is_some() {
+            assert!(sample(&text, "process_resident_memory_bytes").is_some_and(|b| b > 0.0));
+        }
+        assert!(
+            !text.contains("oddboard_process_resident_memory_bytes"),
+            "{text}"
+        );
+    }
 }

@@ -1075,8 +1075,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         games_finished: shared.finished.load(Ordering::Relaxed),
         errors: shared.errors.load(Ordering::Relaxed),
         connections_held: metric(&metrics_text, "oddboard_connections").unwrap_or(0.0) as i64,
-        server_rss_bytes: metric(&metrics_text, "oddboard_process_resident_memory_bytes")
-            .map(|b| b as u64),
+        server_rss_bytes: metric(&metrics_text, "process_resident_memory_bytes").map(|b| b as u64),
         server_p50_ms_at_most: server_percentile(50.0),
         server_p99_ms_at_most: server_percentile(99.0),
         server_p999_ms_at_most: server_percentile(99.9),

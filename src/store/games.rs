@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 /// What the creator of a game asked for. The seats actually taken are in
 /// [`GameRecord::white_id`] / [`GameRecord::black_id`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
     /// Colours are drawn when the game starts.
@@ -49,7 +49,7 @@ impl ColorChoice {
 /// Where a game is in its life. Only the store's writers move it forward:
 /// `waiting` → `active` ([`Store::start_game`]) → `finished` ([`Store::finish_game`]), or
 /// `waiting`/`active` → `aborted`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GameStatus {
     /// Created, waiting for an opponent.
@@ -134,7 +134,7 @@ string_id!(ColorChoice, ParseColorChoiceError, "colour choice");
 string_id!(GameStatus, ParseGameStatusError, "game status");
 
 /// A time control: each side starts with `initial_ms` and gains `increment_ms` per action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClockSetting {
     pub initial_ms: i64,
     pub increment_ms: i64,
@@ -240,7 +240,7 @@ pub struct UnfinishedGame {
 }
 
 /// A stored action.
-#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct ActionRecord {
     pub ply: i32,
     pub machine: String,
@@ -253,7 +253,7 @@ pub struct ActionRecord {
 
 /// A whole game: its settings, seats (with usernames), state, and every action in ply order.
 /// Enough to rebuild the live game by replaying the actions from the start position.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GameRecord {
     pub game_id: Uuid,
     pub variant: Variant,
@@ -282,6 +282,9 @@ pub struct GameRecord {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
+    /// Serialized by the web layer in its own form (each action's dice split into rolls and
+    /// effects), not as stored.
+    #[serde(skip_serializing)]
     pub actions: Vec<ActionRecord>,
 }
 
@@ -298,7 +301,7 @@ impl GameRecord {
 }
 
 /// A finished game's result from one player's side: what a history can be filtered by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PlayerResult {
     Win,
@@ -317,7 +320,7 @@ impl PlayerResult {
 }
 
 /// A player's finished games of one variant, counted by result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct VariantResults {
     pub variant: Variant,
     pub finished: i64,
@@ -327,7 +330,7 @@ pub struct VariantResults {
 }
 
 /// One line of a user's game history.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GameSummary {
     pub game_id: Uuid,
     pub variant: Variant,

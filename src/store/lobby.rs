@@ -13,7 +13,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 /// Glicko-2 values as stored.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct RatingValues {
     pub rating: f64,
     pub deviation: f64,
@@ -33,7 +33,7 @@ pub struct RatingRecord {
 }
 
 /// A rating right after one rated game.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct RatingHistoryEntry {
     pub variant: Variant,
     pub game_id: Uuid,

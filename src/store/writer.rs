@@ -294,6 +294,9 @@ pub struct CommitStats {
     /// Batches (committed or failed) by size: bucket `i` counts sizes in
     /// `(BATCH_SIZE_BUCKETS[i-1], BATCH_SIZE_BUCKETS[i]]`.
     batch_sizes: [AtomicU64; BATCH_SIZE_BUCKETS.len()],
+    /// Batches larger than the last bound ([`MAX_BATCH`]): only a writer configured with a
+    /// larger [`WriterConfig::max_batch`] writes them.
+    larger_batches: AtomicU64,
     /// Statements (committed or failed) by the time from sending to the answer, commit
     /// included, in [`COMMIT_TIME_BUCKETS_US`].
     commit_times: DurationHistogram,
@@ -308,13 +311,16 @@ impl Default for CommitStats {
             failed_batches: AtomicU64::new(0),
             rows_failed: AtomicU64::new(0),
             batch_sizes: std::array::from_fn(|_| AtomicU64::new(0)),
+            larger_batches: AtomicU64::new(0),
             commit_times: DurationHistogram::new(COMMIT_TIME_BUCKETS_US),
         }
     }
 }
 
 impl CommitStats {
-    fn record_batch(&self, size: usize, committed: usize) {
+    /// Counts a committed batch of `size` changes, of which `committed` were written (the
+    /// others refused inside it).
+    pub(crate) fn record_batch(&self, size: usize, committed: usize) {
         self.batches_committed.fetch_add(1, Ordering::Relaxed);
         self.rows_committed
             .fetch_add(as_u64(committed), Ordering::Relaxed);
@@ -323,20 +329,20 @@ impl CommitStats {
         self.record_size(size);
     }
 
-    fn record_failed_batch(&self, size: usize) {
+    /// Counts a batch of `size` changes that failed as a whole.
+    pub(crate) fn record_failed_batch(&self, size: usize) {
         self.failed_batches.fetch_add(1, Ordering::Relaxed);
         self.rows_failed.fetch_add(as_u64(size), Ordering::Relaxed);
         self.record_size(size);
     }
 
     fn record_size(&self, size: usize) {
-        let bucket = BATCH_SIZE_BUCKETS
+        let counter = BATCH_SIZE_BUCKETS
             .iter()
             .position(|&bound| size <= bound)
-            .unwrap_or(BATCH_SIZE_BUCKETS.len() - 1);
-        if let Some(counter) = self.batch_sizes.get(bucket) {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
+            .and_then(|bucket| self.batch_sizes.get(bucket))
+            .unwrap_or(&self.larger_batches);
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A copy of every counter. Each is read atomically, the set is not (a batch may be half
@@ -354,6 +360,7 @@ impl CommitStats {
                 .zip(&self.batch_sizes)
                 .map(|(&le, counter)| (le, load(counter)))
                 .collect(),
+            larger_batches: load(&self.larger_batches),
             commit_times: self.commit_times.snapshot(),
         }
     }
@@ -380,22 +387,33 @@ pub struct CommitStatsSnapshot {
     /// `(upper bound, batches)` per histogram bucket, in increasing order of bound; a
     /// Prometheus-style `le` label, but not cumulative.
     pub batch_sizes: Vec<(usize, u64)>,
+    /// Batches larger than the last bound.
+    pub larger_batches: u64,
     /// Statements (committed or failed) by the time from sending to the answer, commit
     /// included.
     pub commit_times: HistogramSnapshot,
 }
 
 impl CommitStatsSnapshot {
+    /// Every batch written, committed or failed: the batches [`Self::batch_sizes`] counts.
+    pub fn batches(&self) -> u64 {
+        self.batches_committed + self.failed_batches
+    }
+
+    /// The changes of every batch, committed, refused or failed.
+    pub fn rows(&self) -> u64 {
+        self.rows_committed + self.rows_rejected + self.rows_failed
+    }
+
     /// Mean rows per batch (committed and failed batches alike); 0 before the first batch.
     pub fn mean_batch_size(&self) -> f64 {
-        let batches = self.batches_committed + self.failed_batches;
+        let batches = self.batches();
         if batches == 0 {
             return 0.0;
         }
         // Counts stay far below 2^53, where f64 is exact.
         #[allow(clippy::cast_precision_loss)]
-        let mean =
-            (self.rows_committed + self.rows_rejected + self.rows_failed) as f64 / batches as f64;
+        let mean = self.rows() as f64 / batches as f64;
         mean
     }
 
@@ -405,7 +423,8 @@ impl CommitStatsSnapshot {
             .iter()
             .filter(|(le, _)| *le > 1)
             .map(|(_, n)| n)
-            .sum()
+            .sum::<u64>()
+            + self.larger_batches
     }
 }
 
@@ -429,9 +448,10 @@ mod tests {
             stats.record_batch(size, size);
         }
 
-        // Buckets: <=1, <=2, <=4, <=8, …, <=1024 (which also takes anything larger).
-        assert_eq!(bucket_counts(&stats), [1, 1, 2, 1, 0, 0, 0, 0, 0, 0, 3]);
+        // Buckets: <=1, <=2, <=4, <=8, …, <=1024, and the larger ones apart.
+        assert_eq!(bucket_counts(&stats), [1, 1, 2, 1, 0, 0, 0, 0, 0, 0, 2]);
         let snapshot = stats.snapshot();
+        assert_eq!(snapshot.larger_batches, 1);
         assert_eq!(snapshot.batches_committed, 8);
         assert_eq!(snapshot.multi_row_batches(), 7);
     }

@@ -11,39 +11,68 @@
 //! - `GET /api/games/{id}/replay`: the rules snapshot after every ply, for the replay page.
 
 use super::auth::CurrentUser;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::{GameIdPath, JsonBody, PathParam, QueryParams};
 use super::limits::Action;
 use super::proxy::ClientInfo;
+use super::openapi::UserNameParam;
 use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
-use crate::store::{ActionRecord, ColorChoice, GameRecord, GameStatus, PlayerResult};
+use crate::store::{
+    ActionRecord, ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult,
+    VariantResults,
+};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ClockRequest {
+    /// Each side's time, in minutes; may be fractional (0.5 is 30 seconds).
+    #[schema(example = 3, minimum = 0, maximum = 180)]
     minutes: f64,
+    /// Seconds added after each of a side's actions (some time or some increment is needed).
+    #[schema(example = 2, maximum = 180)]
     increment: u64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct CreateGame {
+    /// A playable variant (`GET /api/variants`).
+    #[schema(value_type = Variant, example = "suicide")]
     variant: String,
     /// None for a game without a clock.
     clock: Option<ClockRequest>,
+    /// The creator's colour: `random` (the default), `white` or `black`.
     #[serde(default)]
+    #[schema(value_type = Option<ColorChoice>, example = "random")]
     color: Option<String>,
+}
+
+/// Where a game is: its id and its page.
+#[derive(Serialize, ToSchema)]
+struct GameLink {
+    game_id: Uuid,
+    /// The game's page, `/game/{id}`.
+    url: String,
+}
+
+impl GameLink {
+    fn new(game_id: Uuid) -> GameLink {
+        GameLink {
+            game_id,
+            url: format!("/game/{game_id}"),
+        }
+    }
 }
 
 /// Validates a clock request: minutes may be fractional (½ minute = 30 s); the bounds are
@@ -80,6 +109,19 @@ pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
     Ok(variant)
 }
 
+/// Creates an open challenge that anyone else may accept.
+#[utoipa::path(
+    post,
+    path = "/api/games",
+    tag = "games",
+    request_body = CreateGame,
+    responses(
+        (status = 201, description = "The challenge is open.", body = GameLink),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 409, description = "`too_many_challenges`, `too_many_games`.", body = ErrorBody),
+        (status = 422, description = "`unknown_variant`, `variant_not_playable`, `invalid_clock`, `invalid_color`, `bad_body`.", body = ErrorBody),
+    )
+)]
 async fn create_game(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
@@ -109,18 +151,27 @@ async fn create_game(
     // Last, so that a request refused for its terms costs nothing.
     state.limits.check(Action::CreateGame, &client)?;
     let game_id = state.games.create_open(seat, terms, color).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({ "game_id": game_id, "url": format!("/game/{game_id}") })),
-    )
-        .into_response())
+    Ok((StatusCode::CREATED, Json(GameLink::new(game_id))).into_response())
 }
 
+/// Takes the free seat of an open challenge: the game starts.
+#[utoipa::path(
+    post,
+    path = "/api/games/{id}/accept",
+    tag = "games",
+    params(GameIdPath),
+    responses(
+        (status = 200, description = "The game has started.", body = GameLink),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 404, description = "`game_not_found`.", body = ErrorBody),
+        (status = 409, description = "`own_game`, `game_already_started`, `game_over`, `too_many_games`.", body = ErrorBody),
+    )
+)]
 async fn accept_game(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     GameIdPath(game_id): GameIdPath,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<GameLink>, ApiError> {
     let handle = state.games.find(game_id).await?;
     handle
         .join(Seat {
@@ -128,9 +179,7 @@ async fn accept_game(
             name: user.username,
         })
         .await?;
-    Ok(Json(
-        json!({ "game_id": game_id, "url": format!("/game/{game_id}") }),
-    ))
+    Ok(Json(GameLink::new(game_id)))
 }
 
 /// The stored record of a game, or 404 `game_not_found`.
@@ -150,61 +199,82 @@ fn result_text(record: &GameRecord) -> &'static str {
 /// An action as the API shows it. The store keeps an action's dice as one record
 /// (`{"rolls":[…],"effects":[…]}`); the API gives its `rolls` (the list of dice rolled) and
 /// `effects` (what they did, in words) as fields of their own, null in a game without dice.
-#[derive(Serialize)]
-struct ActionView<'a> {
+#[derive(Serialize, ToSchema)]
+struct ActionView {
     ply: i32,
-    machine: &'a str,
-    human: &'a str,
+    /// The action in machine notation (`docs/rules/<variant>.md`).
+    machine: String,
+    /// The action in the variant's human notation.
+    human: String,
+    /// White's clock after the action, in milliseconds; null without a clock.
     white_ms: Option<i64>,
     black_ms: Option<i64>,
-    rolls: Option<&'a serde_json::Value>,
-    effects: Option<&'a serde_json::Value>,
+    /// The dice the action rolled (`[{"purpose":…,"dice":"d20","value":7},…]`), in dice
+    /// variants.
+    #[schema(value_type = Option<Vec<Object>>)]
+    rolls: Option<serde_json::Value>,
+    /// What the dice did, in words, in dice variants.
+    #[schema(value_type = Option<Vec<String>>)]
+    effects: Option<serde_json::Value>,
     created_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl<'a> From<&'a ActionRecord> for ActionView<'a> {
-    fn from(action: &'a ActionRecord) -> Self {
+impl From<&ActionRecord> for ActionView {
+    fn from(action: &ActionRecord) -> Self {
         let dice = action.rolls.as_ref();
         ActionView {
             ply: action.ply,
-            machine: &action.machine,
-            human: &action.human,
+            machine: action.machine.clone(),
+            human: action.human.clone(),
             white_ms: action.white_ms,
             black_ms: action.black_ms,
-            rolls: dice.and_then(|d| d.get("rolls")),
-            effects: dice.and_then(|d| d.get("effects")),
+            rolls: dice.and_then(|d| d.get("rolls")).cloned(),
+            effects: dice.and_then(|d| d.get("effects")).cloned(),
             created_at: action.created_at,
         }
     }
 }
 
-fn action_views(record: &GameRecord) -> Vec<ActionView<'_>> {
+fn action_views(record: &GameRecord) -> Vec<ActionView> {
     record.actions.iter().map(ActionView::from).collect()
 }
 
 /// The public form of a stored game: its result, its actions as [`ActionView`]s, and the
 /// dice seed only once the game is over.
-fn game_view(record: &GameRecord) -> Result<serde_json::Value, ApiError> {
-    let internal = |e: serde_json::Error| ApiError::Internal(e.to_string());
-    let mut view = serde_json::to_value(record).map_err(internal)?;
-    let Some(fields) = view.as_object_mut() else {
-        return Err(ApiError::Internal("a game record is not an object".into()));
-    };
-    fields.insert("result".into(), json!(result_text(record)));
-    fields.insert("dice_seed".into(), json!(revealed_seed(record)));
-    fields.insert(
-        "actions".into(),
-        serde_json::to_value(action_views(record)).map_err(internal)?,
-    );
-    Ok(view)
+#[derive(Serialize, ToSchema)]
+struct GameRecordView {
+    #[serde(flatten)]
+    record: GameRecord,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` while the game is undecided (and for an aborted game).
+    #[schema(value_type = String, example = "1-0")]
+    result: &'static str,
+    /// The dice seed (hex), once the game is over; null before, and for variants without dice.
+    dice_seed: Option<String>,
+    actions: Vec<ActionView>,
 }
 
+/// A game's stored record: settings, players, state, result and every action.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}",
+    tag = "games",
+    params(GameIdPath),
+    responses(
+        (status = 200, description = "The game.", body = GameRecordView),
+        (status = 404, description = "`game_not_found`.", body = ErrorBody),
+    )
+)]
 async fn get_game(
     State(state): State<AppState>,
     GameIdPath(game_id): GameIdPath,
-) -> Result<Response, ApiError> {
+) -> Result<Json<GameRecordView>, ApiError> {
     let record = stored_game(&state, game_id).await?;
-    Ok(Json(game_view(&record)?).into_response())
+    Ok(Json(GameRecordView {
+        result: result_text(&record),
+        dice_seed: revealed_seed(&record),
+        actions: action_views(&record),
+        record,
+    }))
 }
 
 fn revealed_seed(record: &GameRecord) -> Option<String> {
@@ -214,13 +284,35 @@ fn revealed_seed(record: &GameRecord) -> Option<String> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct HistoryQuery {
+    /// Only games of this variant.
+    #[param(value_type = Option<Variant>)]
     variant: Option<String>,
     /// `win`, `loss` or `draw`, from the user's side.
     result: Option<PlayerResult>,
+    /// From 1 (the default).
     page: Option<i64>,
+    /// 1 to 100 (20 by default); out of that range is brought into it.
     per_page: Option<i64>,
+}
+
+/// A page of a player's games, newest first.
+#[derive(Serialize, ToSchema)]
+struct UserGames {
+    /// The stored spelling of the player's name.
+    user: String,
+    page: i64,
+    per_page: i64,
+    games: Vec<GameSummary>,
+}
+
+/// A player's finished games counted by result, one entry per variant played.
+#[derive(Serialize, ToSchema)]
+struct UserResults {
+    user: String,
+    results: Vec<VariantResults>,
 }
 
 /// The stored spelling of a registered or guest user's name, looked up in any case.
@@ -233,11 +325,23 @@ async fn known_username(state: &AppState, name: &str) -> Result<String, ApiError
     Ok(user.username)
 }
 
+/// A player's games, newest first, paged, optionally of one variant or result.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}/games",
+    tag = "games",
+    params(UserNameParam, HistoryQuery),
+    responses(
+        (status = 200, description = "One page of games.", body = UserGames),
+        (status = 404, description = "`user_not_found`.", body = ErrorBody),
+        (status = 422, description = "`unknown_variant`, `bad_query`.", body = ErrorBody),
+    )
+)]
 async fn user_games(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
     QueryParams(query): QueryParams<HistoryQuery>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<UserGames>, ApiError> {
     let username = known_username(&state, &name).await?;
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
@@ -254,22 +358,35 @@ async fn user_games(
         .store
         .user_games(&username, variant, query.result, per_page, offset)
         .await?;
-    Ok(Json(json!({
-        "user": username,
-        "page": page,
-        "per_page": per_page,
-        "games": games,
-    })))
+    Ok(Json(UserGames {
+        user: username,
+        page,
+        per_page,
+        games,
+    }))
 }
 
 /// A player's finished games counted by result, per variant (the player page's table).
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}/results",
+    tag = "games",
+    params(UserNameParam),
+    responses(
+        (status = 200, description = "Results per variant.", body = UserResults),
+        (status = 404, description = "`user_not_found`.", body = ErrorBody),
+    )
+)]
 async fn user_results(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<UserResults>, ApiError> {
     let username = known_username(&state, &name).await?;
     let results = state.store.user_results(&username).await?;
-    Ok(Json(json!({ "user": username, "results": results })))
+    Ok(Json(UserResults {
+        user: username,
+        results,
+    }))
 }
 
 /// Escapes a PGN tag value.
@@ -357,6 +474,18 @@ pub fn export_text(record: &GameRecord) -> String {
     out
 }
 
+/// The game as PGN-like text (`docs/protocol.md`, "Export").
+#[utoipa::path(
+    get,
+    path = "/games/{id}/export",
+    tag = "games",
+    params(GameIdPath),
+    responses(
+        (status = 200, description = "The game's tags and moves.", content_type = "text/plain", body = String,
+            headers(("Content-Disposition" = String, description = "`inline; filename=\"oddboard-{id}.pgn\"`"))),
+        (status = 404, description = "`game_not_found`.", body = ErrorBody),
+    )
+)]
 async fn export_game(
     State(state): State<AppState>,
     GameIdPath(game_id): GameIdPath,
@@ -379,6 +508,17 @@ async fn export_game(
 
 /// The dice record of a finished dice game, in the format `oddboard rules verify-dice` reads:
 /// the stored roll log with the revealed seed, so anyone can recompute every roll.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}/dice",
+    tag = "games",
+    params(GameIdPath),
+    responses(
+        (status = 200, description = "The game record file that `oddboard rules verify-dice` checks (`docs/rules/drehs.md`).", body = serde_json::Value),
+        (status = 404, description = "`game_not_found`.", body = ErrorBody),
+        (status = 422, description = "`no_dice_record`: not a finished game of a dice variant.", body = ErrorBody),
+    )
+)]
 async fn dice_record(
     State(state): State<AppState>,
     GameIdPath(game_id): GameIdPath,
@@ -475,31 +615,72 @@ fn replayed_outcome(record: &GameRecord, start_position: &str) -> Option<crate::
     game.outcome()
 }
 
-async fn variants() -> Json<serde_json::Value> {
-    let list: Vec<serde_json::Value> = Variant::ALL
-        .iter()
-        .map(|v| {
-            json!({
-                "id": v.key(),
-                "name": v.display_name(),
-                "playable": v.is_playable(),
-            })
-        })
-        .collect();
-    Json(json!({ "variants": list }))
+/// One variant the server knows.
+#[derive(Serialize, ToSchema)]
+struct VariantInfo {
+    id: Variant,
+    #[schema(value_type = String, example = "Suicide Chess")]
+    name: &'static str,
+    /// Whether games of it can be created.
+    playable: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, ToSchema)]
+struct VariantList {
+    variants: Vec<VariantInfo>,
+}
+
+/// Every variant, and whether it is playable.
+#[utoipa::path(
+    get,
+    path = "/api/variants",
+    tag = "games",
+    responses((status = 200, description = "The variants.", body = VariantList))
+)]
+async fn variants() -> Json<VariantList> {
+    let variants = Variant::ALL
+        .iter()
+        .map(|&v| VariantInfo {
+            id: v,
+            name: v.display_name(),
+            playable: v.is_playable(),
+        })
+        .collect();
+    Json(VariantList { variants })
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct GamesQuery {
+    /// `waiting`, `active` (the default), `finished` or `aborted`.
+    #[param(value_type = Option<GameStatus>)]
     status: Option<String>,
+    /// 1 to 200 (50 by default); out of that range is brought into it.
     limit: Option<i64>,
 }
 
+/// The newest games in one status.
+#[derive(Serialize, ToSchema)]
+struct GamesInStatus {
+    status: GameStatus,
+    games: Vec<GameSummary>,
+}
+
 /// The newest games in one status: `active` (the default) for games to watch.
+#[utoipa::path(
+    get,
+    path = "/api/games",
+    tag = "games",
+    params(GamesQuery),
+    responses(
+        (status = 200, description = "The games, newest first.", body = GamesInStatus),
+        (status = 422, description = "`invalid_status`, `bad_query`.", body = ErrorBody),
+    )
+)]
 async fn list_games(
     State(state): State<AppState>,
     QueryParams(query): QueryParams<GamesQuery>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<GamesInStatus>, ApiError> {
     let status: GameStatus = match query.status.as_deref() {
         None | Some("") => GameStatus::Active,
         Some(text) => text.parse().map_err(|_| {
@@ -511,7 +692,7 @@ async fn list_games(
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let games = state.store.games_in_status(status, limit).await?;
-    Ok(Json(json!({ "status": status.as_str(), "games": games })))
+    Ok(Json(GamesInStatus { status, games }))
 }
 
 /// Every position of a stored game, rebuilt with the rules engine from its start position
@@ -550,29 +731,68 @@ pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapsho
     Ok(snapshots)
 }
 
+/// A stored game with the rules snapshot of every position, for the replay page.
+#[derive(Serialize, ToSchema)]
+struct Replay {
+    game_id: Uuid,
+    variant: Variant,
+    #[schema(value_type = String)]
+    variant_name: &'static str,
+    white: Option<String>,
+    black: Option<String>,
+    status: GameStatus,
+    outcome: Option<crate::rules::Outcome>,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` while the game is undecided (and for an aborted game).
+    #[schema(value_type = String)]
+    result: &'static str,
+    clock: Option<ClockSetting>,
+    created_at: chrono::DateTime<chrono::Utc>,
+    dice_commitment: Option<String>,
+    dice_seed: Option<String>,
+    actions: Vec<ActionView>,
+    /// `snapshots[0]` is the start, `snapshots[n]` the position after ply n: the rules
+    /// snapshot the game socket sends as `rules` (`docs/protocol.md`).
+    #[schema(value_type = Vec<Object>)]
+    snapshots: Vec<crate::rules::Snapshot>,
+}
+
+/// Every position of a stored game, for the replay page.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}/replay",
+    tag = "games",
+    params(GameIdPath),
+    responses(
+        (status = 200, description = "The game and its positions.", body = Replay),
+        (status = 404, description = "`game_not_found`.", body = ErrorBody),
+        (status = 422, description = "`game_not_over`: a dice game is replayed only once over.", body = ErrorBody),
+    )
+)]
 async fn replay(
     State(state): State<AppState>,
     GameIdPath(game_id): GameIdPath,
-) -> Result<Response, ApiError> {
+) -> Result<Json<Replay>, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let snapshots = replay_snapshots(&record)?;
-    Ok(Json(json!({
-        "game_id": game_id,
-        "variant": record.variant,
-        "variant_name": record.variant.display_name(),
-        "white": record.white_name,
-        "black": record.black_name,
-        "status": record.status,
-        "outcome": record.outcome,
-        "result": result_text(&record),
-        "clock": record.clock,
-        "created_at": record.created_at,
-        "dice_commitment": record.dice_commitment,
-        "dice_seed": revealed_seed(&record),
-        "actions": action_views(&record),
-        "snapshots": snapshots,
+    let dice_seed = revealed_seed(&record);
+    let result = result_text(&record);
+    let actions = action_views(&record);
+    Ok(Json(Replay {
+        game_id,
+        variant: record.variant,
+        variant_name: record.variant.display_name(),
+        white: record.white_name,
+        black: record.black_name,
+        status: record.status,
+        outcome: record.outcome,
+        result,
+        clock: record.clock,
+        created_at: record.created_at,
+        dice_commitment: record.dice_commitment,
+        dice_seed,
+        actions,
+        snapshots,
     }))
-    .into_response())
 }
 
 pub fn router() -> Router<AppState> {

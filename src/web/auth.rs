@@ -17,7 +17,7 @@
 //! (an unknown name is checked against [`dummy_hash`]), so its time does not tell which
 //! names do.
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::JsonBody;
 use super::limits::Action;
 use super::proxy::{ClientInfo, Site};
@@ -446,14 +446,16 @@ impl FromRequestParts<AppState> for CurrentUser {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 struct Credentials {
+    #[schema(example = "alice")]
     username: String,
+    #[schema(example = "correct horse")]
     password: String,
 }
 
 /// What the API says about the signed-in user.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct Me {
     user_id: uuid::Uuid,
     username: String,
@@ -503,6 +505,18 @@ async fn start_session(
     Ok(response)
 }
 
+/// Creates an account and signs in to it.
+#[utoipa::path(
+    post,
+    path = "/api/auth/register",
+    tag = "accounts",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in to the new account.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))),
+        (status = 409, description = "`username_taken`.", body = ErrorBody),
+        (status = 422, description = "`invalid_username`, `reserved_username`, `invalid_password`, `bad_body`.", body = ErrorBody),
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     client: ClientInfo,
@@ -520,6 +534,18 @@ async fn register(
     start_session(&state, &client, &user).await
 }
 
+/// Signs in with a username and password.
+#[utoipa::path(
+    post,
+    path = "/api/auth/login",
+    tag = "accounts",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))),
+        (status = 401, description = "`bad_credentials`.", body = ErrorBody),
+        (status = 422, description = "`bad_body`.", body = ErrorBody),
+    )
+)]
 async fn login(
     State(state): State<AppState>,
     client: ClientInfo,
@@ -552,6 +578,13 @@ async fn login(
     start_session(&state, &client, &user).await
 }
 
+/// Creates a guest account (`Guest1234`) and signs in to it.
+#[utoipa::path(
+    post,
+    path = "/api/auth/guest",
+    tag = "accounts",
+    responses((status = 200, description = "Signed in as a new guest.", body = Me, headers(("Set-Cookie" = String, description = "The session cookie."))))
+)]
 async fn guest(State(state): State<AppState>, client: ClientInfo) -> Result<Response, ApiError> {
     state.limits.check(Action::CreateGuest, &client)?;
     // Four digits first, more if the short names run out.
@@ -655,6 +688,20 @@ fn same_host(origin_host: &str, asked: &str, scheme: &str) -> bool {
     origin_host == asked
 }
 
+/// The answer to a logout.
+#[derive(Serialize, utoipa::ToSchema)]
+struct LoggedOut {
+    /// Always true.
+    ok: bool,
+}
+
+/// Ends the session: the cookie is cleared and the session's sockets are closed.
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = "accounts",
+    responses((status = 200, description = "Signed out (also without a session).", body = LoggedOut, headers(("Set-Cookie" = String, description = "The session cookie."))))
+)]
 async fn logout(
     State(state): State<AppState>,
     client: ClientInfo,
@@ -665,7 +712,7 @@ async fn logout(
         state.sessions.forget(&hash);
         state.store.delete_session(&hash).await?;
     }
-    let mut response = Json(serde_json::json!({ "ok": true })).into_response();
+    let mut response = Json(LoggedOut { ok: true }).into_response();
     let cookie = format!(
         "{SESSION_COOKIE}=; {}; Max-Age=0",
         cookie_attributes(&state.site, &client)
@@ -675,6 +722,16 @@ async fn logout(
     Ok(response)
 }
 
+/// The signed-in user.
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "accounts",
+    responses(
+        (status = 200, description = "The signed-in user.", body = Me),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+    )
+)]
 async fn me(CurrentUser(user): CurrentUser) -> Json<Me> {
     Json(Me::from(&user))
 }

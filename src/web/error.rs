@@ -9,7 +9,17 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
+
+/// The body of every error answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A stable snake_case code: programs match on it.
+    #[schema(example = "game_not_found")]
+    pub error: &'static str,
+    /// An explanation for people; its wording may change.
+    pub message: String,
+}
 
 #[derive(Debug)]
 pub enum ApiError {
@@ -115,8 +125,14 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::error!(error = ?self, "request failed");
         }
-        let mut response =
-            (status, Json(json!({ "error": code, "message": message }))).into_response();
+        let mut response = (
+            status,
+            Json(ErrorBody {
+                error: code,
+                message,
+            }),
+        )
+            .into_response();
         if let ApiError::RateLimited(limited) = &self {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

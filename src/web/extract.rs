@@ -6,6 +6,7 @@
 use super::error::ApiError;
 use axum::extract::{FromRequest, FromRequestParts, Path};
 use axum::http::request::Parts;
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
 use uuid::Uuid;
 
 /// A JSON request body. Rejected with `bad_body` (422), `json_required` (415) or
@@ -36,5 +37,19 @@ impl<S: Send + Sync> FromRequestParts<S> for GameIdPath {
             .await
             .map_err(|_| ApiError::NotFound("game_not_found"))?;
         Ok(GameIdPath(game_id))
+    }
+}
+
+impl utoipa::IntoParams for GameIdPath {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        vec![super::openapi::path_parameter(
+            "id",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid))),
+            "A game's id (a UUID; any other text names no game: 404 `game_not_found`).",
+        )]
     }
 }

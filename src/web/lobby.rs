@@ -13,19 +13,21 @@
 //! refused command is an ordinary answer, as on a FICS console.
 
 use super::auth::{CurrentUser, LogoutSignal, MaybeUser};
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::{JsonBody, PathParam, QueryParams};
 use super::limits::{rate_limited_close, Action, Admission, FrameGate, RateLimited, SocketKind};
+use super::openapi::UserNameParam;
 use super::protocol::ErrorMsg;
 use super::proxy::ClientInfo;
 use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
 use crate::game::lobby::command::parse_line;
 use crate::game::lobby::{
-    LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, SeekRequest, Which,
+    FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, ReplyData,
+    SeekRequest, SeekView, Which,
 };
 use crate::rules::Variant;
-use crate::store::User;
+use crate::store::{GameSummary, RatingHistoryEntry, User};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -33,8 +35,9 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 
 fn lobby_user(user: &User) -> LobbyUser {
     LobbyUser {
@@ -44,32 +47,50 @@ fn lobby_user(user: &User) -> LobbyUser {
     }
 }
 
-/// The JSON answer to a command, in the shape both endpoints and the socket use.
-fn reply_json(result: &Result<LobbyReply, LobbyError>) -> Map<String, Value> {
-    let mut out = Map::new();
-    match result {
-        Ok(reply) => {
-            out.insert("ok".into(), Value::Bool(true));
-            out.insert("reply".into(), Value::String(reply.text.clone()));
-            out.insert(
-                "data".into(),
-                serde_json::to_value(&reply.data).unwrap_or(Value::Null),
-            );
-        }
-        Err(e) => {
-            if let LobbyError::Store(cause) = e {
-                tracing::error!(cause = %cause, "lobby command failed");
-            }
-            out.insert("ok".into(), Value::Bool(false));
-            out.insert("code".into(), Value::String(e.code().into()));
-            out.insert("reply".into(), Value::String(e.to_string()));
-        }
-    }
-    out
+/// The answer to a command, in the shape both endpoints and the socket use: a refused
+/// command is an ordinary answer (`ok` false, with a `code`), as on a FICS console.
+#[derive(Serialize, ToSchema)]
+struct CommandReply {
+    ok: bool,
+    /// Why the command was refused (a stable snake_case code); absent when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "no_such_seek")]
+    code: Option<&'static str>,
+    /// FICS-like text for the console.
+    reply: String,
+    /// The structured answer, for programs; absent when refused, and for `ping`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<ReplyData>,
 }
 
-#[derive(Deserialize)]
+impl CommandReply {
+    fn new(result: Result<LobbyReply, LobbyError>) -> CommandReply {
+        match result {
+            Ok(reply) => CommandReply {
+                ok: true,
+                code: None,
+                reply: reply.text,
+                data: Some(reply.data),
+            },
+            Err(e) => {
+                if let LobbyError::Store(cause) = &e {
+                    tracing::error!(cause = %cause, "lobby command failed");
+                }
+                CommandReply {
+                    ok: false,
+                    code: Some(e.code()),
+                    reply: e.to_string(),
+                    data: None,
+                }
+            }
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
 struct CommandLine {
+    /// A FICS-style command, at most 4 KiB.
+    #[schema(example = "seek 5 0 rated chazz")]
     line: String,
 }
 
@@ -99,12 +120,24 @@ async fn carry_out(
     })
 }
 
+/// Runs a FICS-style text command (`docs/protocol.md`, "Lobby").
+#[utoipa::path(
+    post,
+    path = "/api/command",
+    tag = "lobby",
+    request_body = CommandLine,
+    responses(
+        (status = 200, description = "The command's answer, also when the lobby refused it.", body = CommandReply),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 422, description = "`line_too_long`, `bad_body`.", body = ErrorBody),
+    )
+)]
 async fn command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     client: ClientInfo,
     JsonBody(body): JsonBody<CommandLine>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CommandReply>, ApiError> {
     if body.line.len() > MAX_CLIENT_MESSAGE {
         return Err(ApiError::invalid(
             "line_too_long",
@@ -113,68 +146,153 @@ async fn command(
     }
     let command = parse_line(&body.line);
     let result = carry_out(&state, lobby_user(&user), &client, command).await?;
-    Ok(Json(Value::Object(reply_json(&result))))
+    Ok(Json(CommandReply::new(result)))
 }
 
+/// Runs a lobby command given as JSON, as on the lobby socket.
+#[utoipa::path(
+    post,
+    path = "/api/lobby",
+    tag = "lobby",
+    request_body(
+        content = Object,
+        description = "A lobby message: an object with a string `t` (`seek`, `unseek`, `sought`, `play`, `match`, `accept`, `decline`, `withdraw`, `pending`, `rematch`, `games`, `history`, `finger`, `set`, `noplay`, `command`, `ping`) and that message's fields (`docs/protocol.md`, \"Lobby\")."
+    ),
+    responses(
+        (status = 200, description = "The command's answer, also when the lobby refused it.", body = CommandReply),
+        (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 422, description = "`bad_message`, `unknown_message`, `bad_body`.", body = ErrorBody),
+    )
+)]
 async fn json_command(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     client: ClientInfo,
     JsonBody(body): JsonBody<Value>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CommandReply>, ApiError> {
     let message =
         parse_lobby_msg(body).map_err(|(code, message)| ApiError::invalid(code, message))?;
     let command = match message {
-        LobbyClientMsg::Ping => return Ok(Json(json!({ "ok": true, "reply": "pong" }))),
+        LobbyClientMsg::Ping => {
+            return Ok(Json(CommandReply {
+                ok: true,
+                code: None,
+                reply: "pong".into(),
+                data: None,
+            }))
+        }
         LobbyClientMsg::Command(command) => Ok(command),
         LobbyClientMsg::Line(line) => parse_line(&line),
     };
     let result = carry_out(&state, lobby_user(&user), &client, command).await?;
-    Ok(Json(Value::Object(reply_json(&result))))
+    Ok(Json(CommandReply::new(result)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct SeeksQuery {
+    /// Also the seeks the viewer could not accept (formula, rating range).
     #[serde(default)]
     all: bool,
 }
 
+#[derive(Serialize, ToSchema)]
+struct SeekList {
+    seeks: Vec<SeekView>,
+}
+
+/// The open seeks, as the viewer may accept them.
+#[utoipa::path(
+    get,
+    path = "/api/seeks",
+    tag = "lobby",
+    params(SeeksQuery),
+    responses(
+        (status = 200, description = "The seeks.", body = SeekList),
+        (status = 422, description = "`bad_query`.", body = ErrorBody),
+    )
+)]
 async fn seeks(
     State(state): State<AppState>,
     MaybeUser(user): MaybeUser,
     QueryParams(query): QueryParams<SeeksQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SeekList>, ApiError> {
     let seeks = state
         .lobby
         .seeks(user.as_ref().map(lobby_user), query.all)
         .await
         .map_err(lobby_api_error)?;
-    Ok(Json(json!({ "seeks": seeks })))
+    Ok(Json(SeekList { seeks }))
 }
 
-async fn live_games(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+#[derive(Serialize, ToSchema)]
+struct LiveGames {
+    games: Vec<GameSummary>,
+}
+
+/// The games in progress (at most 200), newest first.
+#[utoipa::path(
+    get,
+    path = "/api/games/live",
+    tag = "lobby",
+    responses((status = 200, description = "The games.", body = LiveGames))
+)]
+async fn live_games(State(state): State<AppState>) -> Result<Json<LiveGames>, ApiError> {
     let games = state.store.active_games(200).await?;
-    Ok(Json(json!({ "games": games })))
+    Ok(Json(LiveGames { games }))
 }
 
+/// `finger`: who a user is, their ratings and their results.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}",
+    tag = "lobby",
+    params(UserNameParam),
+    responses(
+        (status = 200, description = "The user.", body = FingerView),
+        (status = 404, description = "`user_not_found`.", body = ErrorBody),
+    )
+)]
 async fn finger(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<FingerView>, ApiError> {
     let finger = state.lobby.finger(&name).await.map_err(lobby_api_error)?;
-    Ok(Json(serde_json::to_value(finger).unwrap_or(Value::Null)))
+    Ok(Json(finger))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct RatingHistoryQuery {
+    /// Only this variant's ratings.
+    #[param(value_type = Option<Variant>)]
     variant: Option<String>,
 }
 
+#[derive(Serialize, ToSchema)]
+struct RatingHistory {
+    user: String,
+    /// Oldest first.
+    history: Vec<RatingHistoryEntry>,
+}
+
+/// A user's rating after each rated game, oldest first.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}/ratings/history",
+    tag = "lobby",
+    params(UserNameParam, RatingHistoryQuery),
+    responses(
+        (status = 200, description = "The ratings.", body = RatingHistory),
+        (status = 404, description = "`user_not_found`.", body = ErrorBody),
+        (status = 422, description = "`unknown_variant`, `bad_query`.", body = ErrorBody),
+    )
+)]
 async fn rating_history(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
     QueryParams(query): QueryParams<RatingHistoryQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RatingHistory>, ApiError> {
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
         Some(text) => Some(
@@ -187,7 +305,7 @@ async fn rating_history(
         .rating_history(&name, variant)
         .await
         .map_err(lobby_api_error)?;
-    Ok(Json(json!({ "user": user, "history": history })))
+    Ok(Json(RatingHistory { user, history }))
 }
 
 /// Lobby failures on the plain JSON reads.
@@ -515,13 +633,24 @@ async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String 
                 .to_json();
         }
     };
-    let mut out = Map::new();
-    out.insert("t".into(), Value::String("reply".into()));
-    if let Some(reference) = reference {
-        out.insert("ref".into(), reference);
-    }
-    out.extend(reply_json(&result));
-    Value::Object(out).to_string()
+    let reply = SocketReply {
+        t: "reply",
+        reference,
+        reply: CommandReply::new(result),
+    };
+    // Cannot fail: every map in a reply has string keys.
+    serde_json::to_string(&reply).unwrap_or_default()
+}
+
+/// A command's answer on the lobby socket: `{"t":"reply","ref":…,"ok":…}`.
+#[derive(Serialize)]
+struct SocketReply {
+    t: &'static str,
+    /// The `ref` of the message answered, if it had one.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    reference: Option<Value>,
+    #[serde(flatten)]
+    reply: CommandReply,
 }
 
 pub fn router() -> Router<AppState> {

@@ -14,6 +14,7 @@ pub mod fallback;
 pub mod limits;
 pub mod lobby;
 pub mod mux;
+pub mod openapi;
 pub mod pages;
 pub mod protocol;
 pub mod security;
@@ -112,6 +113,16 @@ impl Closing {
     }
 }
 
+/// Whether the server can reach its database.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "server",
+    responses(
+        (status = 200, description = "`ok`.", content_type = "text/plain", body = String),
+        (status = 503, description = "The database is unreachable.", content_type = "text/plain", body = String),
+    )
+)]
 async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     // During an outage the store's prober is already pinging; a ping here would only wait
     // out the pool's acquire timeout.
@@ -128,6 +139,13 @@ async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
+/// The server's counters in Prometheus's text format (`docs/protocol.md` names them).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "server",
+    responses((status = 200, description = "Prometheus text exposition format 0.0.4.", content_type = "text/plain", body = String))
+)]
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let text = state.games.metrics().render(&state.commit_stats.snapshot());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
@@ -156,6 +174,7 @@ pub fn router(state: AppState) -> Router {
         .merge(api::router())
         .merge(pages::router())
         .merge(lobby::router())
+        .merge(openapi::router())
         .fallback(fallback::not_found)
         .method_not_allowed_fallback(fallback::method_not_allowed)
         // Bodies are read by the JSON extractor, which answers one over the limit with the

@@ -795,3 +795,60 @@ async fn expired_sessions_and_guests_that_cannot_come_back_are_purged() {
     assert_eq!(me.status, 200, "{}", me.body);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_document_is_served_and_names_what_the_server_answers() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut client = server.client();
+    let document = client
+        .get("/api/openapi.json")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(document.status, 200, "{}", document.body);
+    assert!(document
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("application/json")));
+    let document = document.json();
+    assert!(
+        document["openapi"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("3.1")),
+        "{document}"
+    );
+    // The answer of an operation has the fields its schema names, and no others.
+    let variants = client
+        .get("/api/variants")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    let schema = &document["components"]["schemas"]["VariantInfo"];
+    let mut documented: Vec<&str> = schema["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut answered: Vec<&str> = variants["variants"][0]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    documented.sort_unstable();
+    answered.sort_unstable();
+    assert_eq!(documented, answered, "{schema} against {variants}");
+    // An error answer's code is among those its operation lists.
+    let missing = client
+        .get("/api/games/00000000-0000-0000-0000-000000000000")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(missing.status, 404);
+    let listed = document["paths"]["/api/games/{id}"]["get"]["responses"]["404"]["description"]
+        .as_str()
+        .unwrap_or_default();
+    let code = missing.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        listed.contains(&format!("`{code}`")),
+        "{code} not in {listed}"
+    );
+    server.stop().await;
+}

@@ -149,7 +149,7 @@ pub enum LobbyCmd {
 }
 
 /// A seek as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct SeekView {
     pub id: u32,
     pub user: String,
@@ -170,7 +170,7 @@ pub struct SeekView {
 }
 
 /// A challenge (match request) as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ChallengeView {
     pub id: u32,
     pub from: String,
@@ -188,7 +188,7 @@ pub struct ChallengeView {
 }
 
 /// A started game as the lobby announces it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GameStartedView {
     pub game_id: Uuid,
     pub white: String,
@@ -200,7 +200,7 @@ pub struct GameStartedView {
 }
 
 /// One variant's rating in `finger`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct RatingView {
     pub variant: Variant,
     /// Rounded.
@@ -232,7 +232,7 @@ impl From<&RatingRecord> for RatingView {
 }
 
 /// `finger`: who a user is, their ratings and their results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct FingerView {
     pub user: String,
     pub registered: bool,
@@ -244,7 +244,7 @@ pub struct FingerView {
 }
 
 /// The structured part of a reply (the `data` of the JSON forms).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReplyData {
     /// The seek was posted; `challenges` were sent to matching manual seekers.
