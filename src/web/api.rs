@@ -19,7 +19,7 @@ use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
-use crate::store::{ActionRecord, ColorChoice, GameRecord, GameStatus, PlayerResult};
+use crate::store::{ColorChoice, GameRecord, GameStatus, PlayerResult};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -145,9 +145,11 @@ fn result_text(record: &GameRecord) -> &'static str {
     record.outcome.map_or("*", |o| o.result_str())
 }
 
-/// An action as the API shows it. The store keeps an action's dice as one record
-/// (`{"rolls":[…],"effects":[…]}`); the API gives its `rolls` (the list of dice rolled) and
-/// `effects` (what they did, in words) as fields of their own, null in a game without dice.
+/// An action as the API shows it. The store keeps an action's dice and effects as one record
+/// (`{"rolls":[…],"effects":[…]}`, either left out when there are none); the API gives its
+/// `rolls` (the list of dice rolled: empty when the action rolled none, null in a game
+/// without dice) and `effects` (what the action did beyond its move, in words: the dice's
+/// outcomes, Duel Chess's placements; null when it did nothing more) as fields of their own.
 #[derive(Serialize)]
 struct ActionView<'a> {
     ply: i32,
@@ -160,24 +162,29 @@ struct ActionView<'a> {
     created_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl<'a> From<&'a ActionRecord> for ActionView<'a> {
-    fn from(action: &'a ActionRecord) -> Self {
-        let dice = action.rolls.as_ref();
-        ActionView {
-            ply: action.ply,
-            machine: &action.machine,
-            human: &action.human,
-            white_ms: action.white_ms,
-            black_ms: action.black_ms,
-            rolls: dice.and_then(|d| d.get("rolls")),
-            effects: dice.and_then(|d| d.get("effects")),
-            created_at: action.created_at,
-        }
-    }
-}
+/// The `rolls` of an action of a dice variant that rolled none.
+static NO_ROLLS: serde_json::Value = serde_json::Value::Array(Vec::new());
 
 fn action_views(record: &GameRecord) -> Vec<ActionView<'_>> {
-    record.actions.iter().map(ActionView::from).collect()
+    let has_dice = record.variant.has_dice();
+    record
+        .actions
+        .iter()
+        .map(|action| {
+            let stored = action.rolls.as_ref();
+            let rolls = stored.and_then(|s| s.get("rolls"));
+            ActionView {
+                ply: action.ply,
+                machine: &action.machine,
+                human: &action.human,
+                white_ms: action.white_ms,
+                black_ms: action.black_ms,
+                rolls: rolls.or(has_dice.then_some(&NO_ROLLS)),
+                effects: stored.and_then(|s| s.get("effects")),
+                created_at: action.created_at,
+            }
+        })
+        .collect()
 }
 
 /// The public form of a stored game: its result, its actions as [`ActionView`]s, and the
