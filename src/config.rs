@@ -80,45 +80,85 @@ pub struct RateLimits {
           value_name = "CIDRS", value_parser = parse_networks)]
     pub exempt: ::std::vec::Vec<IpNet>,
     /// Guest accounts per client address (N/PERIOD).
-    #[arg(long = "rate-limit-guests", env = "RATE_LIMIT_GUESTS", default_value = "30/1h",
-          value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-guests",
+        env = "RATE_LIMIT_GUESTS",
+        default_value = "30/1h",
+        value_name = "RATE"
+    )]
     pub guests: Rate,
     /// Registrations per client address.
-    #[arg(long = "rate-limit-registrations", env = "RATE_LIMIT_REGISTRATIONS",
-          default_value = "10/1h", value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-registrations",
+        env = "RATE_LIMIT_REGISTRATIONS",
+        default_value = "10/1h",
+        value_name = "RATE"
+    )]
     pub registrations: Rate,
     /// Login attempts per client address.
-    #[arg(long = "rate-limit-logins", env = "RATE_LIMIT_LOGINS", default_value = "40/10m",
-          value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-logins",
+        env = "RATE_LIMIT_LOGINS",
+        default_value = "40/10m",
+        value_name = "RATE"
+    )]
     pub logins: Rate,
     /// Wrong passwords in a row for one username before each further attempt must wait,
     /// twice as long each time.
-    #[arg(long = "rate-limit-login-failures", env = "RATE_LIMIT_LOGIN_FAILURES",
-          default_value_t = 5, value_name = "N")]
+    #[arg(
+        long = "rate-limit-login-failures",
+        env = "RATE_LIMIT_LOGIN_FAILURES",
+        default_value_t = 5,
+        value_name = "N"
+    )]
     pub login_failures: u32,
     /// `POST /api/games`, and the lobby's `seek` and `match`, per client address.
-    #[arg(long = "rate-limit-games", env = "RATE_LIMIT_GAMES", default_value = "60/10m",
-          value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-games",
+        env = "RATE_LIMIT_GAMES",
+        default_value = "60/10m",
+        value_name = "RATE"
+    )]
     pub games: Rate,
     /// Lobby commands per client address (HTTP and socket).
-    #[arg(long = "rate-limit-lobby", env = "RATE_LIMIT_LOBBY", default_value = "120/1m",
-          value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-lobby",
+        env = "RATE_LIMIT_LOBBY",
+        default_value = "120/1m",
+        value_name = "RATE"
+    )]
     pub lobby_commands: Rate,
     /// Frames per `/ws/game/{id}` socket.
-    #[arg(long = "rate-limit-game-frames", env = "RATE_LIMIT_GAME_FRAMES",
-          default_value = "60/10s", value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-game-frames",
+        env = "RATE_LIMIT_GAME_FRAMES",
+        default_value = "60/10s",
+        value_name = "RATE"
+    )]
     pub game_frames: Rate,
     /// Frames per multiplexed `/ws/games` socket.
-    #[arg(long = "rate-limit-mux-frames", env = "RATE_LIMIT_MUX_FRAMES",
-          default_value = "1000/10s", value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-mux-frames",
+        env = "RATE_LIMIT_MUX_FRAMES",
+        default_value = "1000/10s",
+        value_name = "RATE"
+    )]
     pub mux_frames: Rate,
     /// Frames per `/ws/lobby` socket.
-    #[arg(long = "rate-limit-lobby-frames", env = "RATE_LIMIT_LOBBY_FRAMES",
-          default_value = "60/10s", value_name = "RATE")]
+    #[arg(
+        long = "rate-limit-lobby-frames",
+        env = "RATE_LIMIT_LOBBY_FRAMES",
+        default_value = "60/10s",
+        value_name = "RATE"
+    )]
     pub lobby_frames: Rate,
     /// WebSockets open at once per client address.
-    #[arg(long = "rate-limit-sockets", env = "RATE_LIMIT_SOCKETS", default_value_t = 100,
-          value_name = "N")]
+    #[arg(
+        long = "rate-limit-sockets",
+        env = "RATE_LIMIT_SOCKETS",
+        default_value_t = 100,
+        value_name = "N"
+    )]
     pub sockets_per_address: u32,
 }
 
@@ -327,9 +367,15 @@ mod tests {
         }
         // Only when no setting's variable is set around the test run.
         let set = |name: &str| std::env::var_os(name).is_some();
-        if ["BIND_ADDR", "DATABASE_URL", "STATIC_DIR", "PUBLIC_URL", "TRUSTED_PROXIES"]
-            .iter()
-            .any(|name| set(name))
+        if [
+            "BIND_ADDR",
+            "DATABASE_URL",
+            "STATIC_DIR",
+            "PUBLIC_URL",
+            "TRUSTED_PROXIES",
+        ]
+        .iter()
+        .any(|name| set(name))
         {
             return;
         }

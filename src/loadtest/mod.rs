@@ -11,7 +11,9 @@
 //! `setup_seconds`), so the burst of hundreds of sign-ins and game creations is not counted as
 //! move latency; games that end during the run are replaced by new ones between the same
 //! players, inside the measured run. `--idle N` also opens N spectator sockets and holds them
-//! for the whole run.
+//! for the whole run. A run lasts its `--seconds`, or (for tests, [`run_until_finished`]) until
+//! a number of games have ended: the run's end is what its coordinator decides, after it has
+//! sampled the server, so what the sample sees does not depend on the machine's speed.
 //!
 //! With `--games-per-socket K` (K > 1) the players are paired instead, each player with one
 //! multiplexed socket (`/ws/games`) carrying K games against the same opponent, as a bot
@@ -26,7 +28,7 @@
 
 use crate::client::{expect_ok, Client, ClientError, GameSocket};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -189,11 +191,23 @@ pub fn parse_args(args: &[String]) -> Result<LoadOptions, String> {
 struct Shared {
     latencies_us: std::sync::Mutex<Vec<u32>>,
     moves: AtomicU64,
-    finished: AtomicU64,
+    /// Games played to their end; watched by a run that ends after a number of them.
+    finished: tokio::sync::watch::Sender<u64>,
     errors: AtomicU64,
+    /// Raised by the run's coordinator when the run is over: every game and pair stops at
+    /// its next turn.
+    stop: AtomicBool,
 }
 
 impl Shared {
+    fn game_finished(&self) {
+        self.finished.send_modify(|finished| *finished += 1);
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
     /// One move's latency, from its sending to the opponent's receipt.
     fn record_latency(&self, latency: Duration) {
         let micros = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
@@ -582,7 +596,6 @@ async fn drive_game(
     options: Arc<LoadOptions>,
     shared: Arc<Shared>,
     slot: Slot,
-    deadline: Instant,
     index: usize,
 ) -> Result<(), ClientError> {
     let Slot {
@@ -594,13 +607,13 @@ async fn drive_game(
     let interval = turn_interval(&options);
     let mut next_move = first_turn(Instant::now(), interval, index);
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
-    while Instant::now() < deadline {
+    while !shared.stopping() {
         let (mut w, mut b) = match game.take() {
             Some(game) => game,
             None => new_game(&mut white, &mut black, &options.variant).await?,
         };
         loop {
-            if Instant::now() >= deadline {
+            if shared.stopping() {
                 return Ok(());
             }
             let (mover, opponent) = if w.view.to_move() {
@@ -609,12 +622,15 @@ async fn drive_game(
                 (&mut b, &mut w)
             };
             if !mover.view.can_move() {
-                shared.finished.fetch_add(1, Ordering::Relaxed);
+                shared.game_finished();
                 break;
             }
             if let Some(interval) = interval {
                 tokio::time::sleep_until(next_move.into()).await;
                 next_move += interval;
+                if shared.stopping() {
+                    return Ok(());
+                }
             }
             let ply = mover.view.ply;
             let frame = mover.view.act_frame(next_pick(&mut rng), None);
@@ -825,7 +841,6 @@ async fn drive_pair(
     options: Arc<LoadOptions>,
     shared: Arc<Shared>,
     mut pair: MuxPair,
-    deadline: Instant,
     index: usize,
 ) -> Result<(), ClientError> {
     let mut rng = index as u64 ^ 0x9e37_79b9_7f4a_7c15;
@@ -836,7 +851,7 @@ async fn drive_pair(
     }
     let (order_game, mut new_games) = spawn_game_maker(&pair, options.variant.clone());
     let mut ended = Vec::new();
-    while Instant::now() < deadline {
+    while !shared.stopping() {
         let now = Instant::now();
         // The earliest time a game that is waiting only for its turn may move.
         let mut next_due: Option<Instant> = None;
@@ -872,7 +887,7 @@ async fn drive_pair(
             });
         }
         for gid in ended.drain(..) {
-            shared.finished.fetch_add(1, Ordering::Relaxed);
+            shared.game_finished();
             pair.drop_game(&gid).await?;
             order_game
                 .send(())
@@ -969,19 +984,39 @@ fn server_percentile_ms(before: &[(f64, u64)], after: &[(f64, u64)], percent: f6
         .map(|&(bound, _)| bound * 1000.0)
 }
 
-/// Runs the load and returns what it measured.
+/// Runs the load for `options.duration` and returns what it measured.
 ///
 /// # Errors
 /// The server cannot be reached at all.
 pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
+    run_to(options, None).await
+}
+
+/// Runs the load until `games` games have ended (or `options.duration` has passed, whichever
+/// comes first) and returns what it measured. The server is sampled once 80% of those games
+/// have ended, while every game and pair still plays: a test reads the same figures at any
+/// speed.
+///
+/// # Errors
+/// The server cannot be reached at all.
+pub async fn run_until_finished(
+    options: LoadOptions,
+    games: u64,
+) -> Result<LoadReport, ClientError> {
+    run_to(options, Some(games)).await
+}
+
+/// [`run`], or [`run_until_finished`] with `finish` games.
+async fn run_to(options: LoadOptions, finish: Option<u64>) -> Result<LoadReport, ClientError> {
     let options = Arc::new(options);
     let mut probe = Client::new(options.addr.clone());
     expect_ok(&probe.get("/healthz").await?)?;
     let shared = Arc::new(Shared {
         latencies_us: std::sync::Mutex::new(Vec::new()),
         moves: AtomicU64::new(0),
-        finished: AtomicU64::new(0),
+        finished: tokio::sync::watch::Sender::new(0),
         errors: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
     });
 
     // Idle spectators on one game held open for the whole run.
@@ -1022,18 +1057,15 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
 
     let started = Instant::now();
     let deadline = started + options.duration;
+    let mut finished = shared.finished.subscribe();
     let mut tasks = Vec::new();
     for (index, driver) in drivers {
         let options = options.clone();
         let shared = shared.clone();
         tasks.push(tokio::spawn(async move {
             let played = match driver {
-                Driver::Slot(slot) => {
-                    drive_game(options, shared.clone(), slot, deadline, index).await
-                }
-                Driver::Pair(pair) => {
-                    drive_pair(options, shared.clone(), pair, deadline, index).await
-                }
+                Driver::Slot(slot) => drive_game(options, shared.clone(), slot, index).await,
+                Driver::Pair(pair) => drive_pair(options, shared.clone(), pair, index).await,
             };
             if let Err(e) = played {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
@@ -1041,13 +1073,17 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
             }
         }));
     }
-    // Sample the server while the load is on.
-    tokio::time::sleep(options.duration.mul_f64(0.8)).await;
+    // Sample the server while the load is on, 80% of the way through the run.
+    let sample_at = started + options.duration.mul_f64(0.8);
+    let sample_after = finish.map(|games| (games * 4 / 5).max(1));
+    until_either(sample_at, &mut finished, sample_after).await;
     let metrics_text = probe
         .get("/metrics")
         .await
         .map(|r| r.body)
         .unwrap_or_default();
+    until_either(deadline, &mut finished, finish).await;
+    shared.stop.store(true, Ordering::Relaxed);
     for task in tasks {
         let _ = task.await;
     }
@@ -1072,7 +1108,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         p99_ms: percentile(&latencies, 99.0),
         p999_ms: percentile(&latencies, 99.9),
         max_ms: latencies.last().map_or(0.0, |&m| f64::from(m) / 1000.0),
-        games_finished: shared.finished.load(Ordering::Relaxed),
+        games_finished: *shared.finished.borrow(),
         errors: shared.errors.load(Ordering::Relaxed),
         connections_held: metric(&metrics_text, "oddboard_connections").unwrap_or(0.0) as i64,
         server_rss_bytes: metric(&metrics_text, "process_resident_memory_bytes").map(|b| b as u64),
@@ -1084,6 +1120,22 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, ClientError> {
         socket.close().await;
     }
     Ok(report)
+}
+
+/// Waits until `time`, or until `games` games have ended if that comes first.
+async fn until_either(
+    time: Instant,
+    finished: &mut tokio::sync::watch::Receiver<u64>,
+    games: Option<u64>,
+) {
+    let Some(games) = games else {
+        return tokio::time::sleep_until(time.into()).await;
+    };
+    tokio::select! {
+        () = tokio::time::sleep_until(time.into()) => {}
+        // An error means the count's sender is gone, which the run itself holds.
+        _ = finished.wait_for(|&ended| ended >= games) => {}
+    }
 }
 
 /// What plays during the run: one game at a time on sockets of its own, or a multiplexed

@@ -14,8 +14,8 @@ use super::auth::CurrentUser;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{GameIdPath, JsonBody, PathParam, QueryParams};
 use super::limits::Action;
-use super::proxy::ClientInfo;
 use super::openapi::UserNameParam;
+use super::proxy::ClientInfo;
 use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
@@ -23,8 +23,7 @@ use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
 use crate::store::{
-    ActionRecord, ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult,
-    VariantResults,
+    ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult, VariantResults,
 };
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -196,9 +195,11 @@ fn result_text(record: &GameRecord) -> &'static str {
     record.outcome.map_or("*", |o| o.result_str())
 }
 
-/// An action as the API shows it. The store keeps an action's dice as one record
-/// (`{"rolls":[…],"effects":[…]}`); the API gives its `rolls` (the list of dice rolled) and
-/// `effects` (what they did, in words) as fields of their own, null in a game without dice.
+/// An action as the API shows it. The store keeps an action's dice and effects as one record
+/// (`{"rolls":[…],"effects":[…]}`, either left out when there are none); the API gives its
+/// `rolls` (the list of dice rolled: empty when the action rolled none, null in a game
+/// without dice) and `effects` (what the action did beyond its move, in words: the dice's
+/// outcomes, Duel Chess's placements; null when it did nothing more) as fields of their own.
 #[derive(Serialize, ToSchema)]
 struct ActionView {
     ply: i32,
@@ -209,34 +210,36 @@ struct ActionView {
     /// White's clock after the action, in milliseconds; null without a clock.
     white_ms: Option<i64>,
     black_ms: Option<i64>,
-    /// The dice the action rolled (`[{"purpose":…,"dice":"d20","value":7},…]`), in dice
-    /// variants.
+    /// The dice the action rolled (`[{"purpose":…,"dice":"d20","value":7},…]`): empty when it
+    /// rolled none, null in a game without dice.
     #[schema(value_type = Option<Vec<Object>>)]
     rolls: Option<serde_json::Value>,
-    /// What the dice did, in words, in dice variants.
+    /// What the action did beyond its move, in words; null when nothing.
     #[schema(value_type = Option<Vec<String>>)]
     effects: Option<serde_json::Value>,
     created_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl From<&ActionRecord> for ActionView {
-    fn from(action: &ActionRecord) -> Self {
-        let dice = action.rolls.as_ref();
-        ActionView {
-            ply: action.ply,
-            machine: action.machine.clone(),
-            human: action.human.clone(),
-            white_ms: action.white_ms,
-            black_ms: action.black_ms,
-            rolls: dice.and_then(|d| d.get("rolls")).cloned(),
-            effects: dice.and_then(|d| d.get("effects")).cloned(),
-            created_at: action.created_at,
-        }
-    }
-}
-
 fn action_views(record: &GameRecord) -> Vec<ActionView> {
-    record.actions.iter().map(ActionView::from).collect()
+    let has_dice = record.variant.has_dice();
+    record
+        .actions
+        .iter()
+        .map(|action| {
+            let stored = action.rolls.as_ref();
+            let rolls = stored.and_then(|s| s.get("rolls")).cloned();
+            ActionView {
+                ply: action.ply,
+                machine: action.machine.clone(),
+                human: action.human.clone(),
+                white_ms: action.white_ms,
+                black_ms: action.black_ms,
+                rolls: rolls.or_else(|| has_dice.then(|| serde_json::Value::Array(Vec::new()))),
+                effects: stored.and_then(|s| s.get("effects")).cloned(),
+                created_at: action.created_at,
+            }
+        })
+        .collect()
 }
 
 /// The public form of a stored game: its result, its actions as [`ActionView`]s, and the

@@ -17,8 +17,8 @@ pub mod mux;
 pub mod openapi;
 pub mod pages;
 pub mod protocol;
-pub mod security;
 pub mod proxy;
+pub mod security;
 pub mod ws;
 
 use crate::game::lobby::LobbyHandle;

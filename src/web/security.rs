@@ -13,7 +13,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 /// `'self'` in `connect-src` covers the server's own `ws:`/`wss:` sockets (CSP level 3).
 /// `img-src data:` is for the layout's empty favicon, which spares a request for one.
-pub const CONTENT_SECURITY_POLICY_VALUE: &str = "default-src 'self'; script-src 'self'; \
+const CONTENT_SECURITY_POLICY_VALUE: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
      base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
