@@ -37,7 +37,7 @@ pub struct Cli {
 pub enum Command {
     /// Runs the server (also what a bare `oddboard` does).
     #[cfg(feature = "server")]
-    Serve(crate::config::Config),
+    Serve(Box<crate::config::Config>),
     /// The rules engine on the command line.
     Rules {
         #[command(subcommand)]
