@@ -243,8 +243,10 @@ impl Limiters {
             SocketKind::Lobby => self.lobby_frames,
         };
         Ok(FrameGate {
-            frames: Some(RateLimiter::direct(frames)),
-            strikes: RateLimiter::direct(strikes_quota()),
+            limit: Some(FrameLimit {
+                frames: RateLimiter::direct(frames),
+                strikes: RateLimiter::direct(strikes_quota()),
+            }),
             slot: Some(SocketSlot {
                 limiters: Arc::downgrade(self),
                 address,
@@ -340,19 +342,23 @@ pub enum Admission {
     Close,
 }
 
-/// The frame limit of one socket, and its place among its address's sockets.
+/// The frame limit of one socket, and its place among its address's sockets; neither for
+/// an exempt client.
 pub struct FrameGate {
-    /// None for an exempt client.
-    frames: Option<DefaultDirectRateLimiter>,
-    strikes: DefaultDirectRateLimiter,
+    limit: Option<FrameLimit>,
     slot: Option<SocketSlot>,
+}
+
+struct FrameLimit {
+    frames: DefaultDirectRateLimiter,
+    /// Frames refused: past this limit the socket is closed.
+    strikes: DefaultDirectRateLimiter,
 }
 
 impl FrameGate {
     fn unlimited() -> FrameGate {
         FrameGate {
-            frames: None,
-            strikes: RateLimiter::direct(strikes_quota()),
+            limit: None,
             slot: None,
         }
     }
@@ -370,13 +376,13 @@ impl FrameGate {
 
     /// Counts one frame.
     pub fn admit(&self) -> Admission {
-        let Some(frames) = &self.frames else {
+        let Some(FrameLimit { frames, strikes }) = &self.limit else {
             return Admission::Admit;
         };
         match frames.check() {
             Ok(()) => Admission::Admit,
             Err(not_until) => {
-                if self.strikes.check().is_err() {
+                if strikes.check().is_err() {
                     return Admission::Close;
                 }
                 let refused = RateLimited {

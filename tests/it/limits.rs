@@ -210,7 +210,7 @@ async fn registrations_games_and_lobby_commands_are_limited() {
         limited(config);
         config.rate_limits.registrations = per_hour(1);
         config.rate_limits.games = per_hour(1);
-        config.rate_limits.lobby_commands = per_hour(2);
+        config.rate_limits.lobby_commands = per_hour(3);
     })
     .await;
     let mut client = server.client();
@@ -248,8 +248,15 @@ async fn registrations_games_and_lobby_commands_are_limited() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(again.status, 429, "{}", again.body);
     assert_eq!(again.json()["error"], "rate_limited");
+    // A seek can start a game: it counts as one too.
+    let seek = client
+        .post("/api/command", &json!({ "line": "seek 5 0" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(seek.status, 429, "{}", seek.body);
 
-    // Lobby commands over HTTP and on the socket share the address's allowance.
+    // Lobby commands over HTTP and on the socket share the address's allowance (the seek
+    // took one of its three).
     let answer = client
         .post("/api/command", &json!({ "line": "games" }))
         .await
