@@ -824,6 +824,21 @@ fn new_game_id() -> Uuid {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_store_away_and_a_store_refusing_have_their_own_codes() {
+        let away = GameError::from(StoreError::Unavailable {
+            cause: "connection reset".into(),
+        });
+        let refused = GameError::from(StoreError::BatchFailed {
+            rows: 1,
+            cause: "check constraint".into(),
+        });
+        assert_eq!(away.code(), "store_unavailable");
+        assert_eq!(refused.code(), "storage_failed");
+        // Details stay in the log.
+        assert!(!away.to_string().contains("reset"), "{away}");
+    }
+
     /// A registry whose store is never reached.
     pub(super) fn offline_games(settings: GameSettings) -> Games {
         let pool = sqlx::PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none")

@@ -304,9 +304,17 @@ impl Store {
     }
 }
 
+/// One `select 1` on `pool`, given up after [`ACQUIRE_TIMEOUT`] more than the pool's own wait
+/// for a connection: a connection to a server that vanished without closing it would
+/// otherwise hang the health check, and the prober that ends an outage, for good.
 async fn ping_pool(pool: &PgPool) -> Result<(), StoreError> {
-    sqlx::query("select 1").execute(pool).await?;
-    Ok(())
+    let ping = sqlx::query("select 1").execute(pool);
+    match tokio::time::timeout(2 * ACQUIRE_TIMEOUT, ping).await {
+        Ok(answer) => answer.map(|_| ()).map_err(StoreError::from),
+        Err(_) => Err(StoreError::Unavailable {
+            cause: "PostgreSQL did not answer a ping".into(),
+        }),
+    }
 }
 
 /// The prober of an outage: pings both pools every [`health::PROBE_INTERVAL`] until both
@@ -420,6 +428,40 @@ mod tests {
         let shown = url_without_password(&options);
         assert_eq!(shown, "postgres://alice@db.example:6543/odd");
         assert!(!shown.contains("secret"));
+    }
+
+    #[test]
+    fn connection_failures_are_unavailability_and_refusals_are_not() {
+        let io = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        for unavailable in [
+            StoreError::Database(sqlx::Error::Io(io())),
+            StoreError::Database(sqlx::Error::PoolTimedOut),
+            StoreError::Database(sqlx::Error::PoolClosed),
+            StoreError::Unavailable {
+                cause: "cut".into(),
+            },
+            StoreError::Unreachable {
+                url_without_password: "postgres://postgres@127.0.0.1:1/x".into(),
+                cause: "refused".into(),
+            },
+        ] {
+            assert!(unavailable.is_unavailable(), "{unavailable:?}");
+        }
+        for refused in [
+            StoreError::Database(sqlx::Error::RowNotFound),
+            StoreError::NotFound,
+            StoreError::DuplicatePly {
+                game_id: Uuid::nil(),
+                ply: 1,
+            },
+            StoreError::BatchFailed {
+                rows: 1,
+                cause: "check constraint".into(),
+            },
+            StoreError::WriterStopped,
+        ] {
+            assert!(!refused.is_unavailable(), "{refused:?}");
+        }
     }
 
     #[test]

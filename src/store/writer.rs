@@ -27,7 +27,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinError, JoinSet};
 use uuid::Uuid;
@@ -46,6 +46,13 @@ pub const COMMIT_TIME_BUCKETS_US: &[u64] = &[
     100, 250, 500, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 20_000, 50_000, 100_000,
     1_000_000,
 ];
+
+/// The longest one statement may go unanswered. A batch commits in milliseconds; one that
+/// hangs is on a connection to a server that vanished without closing it (a network
+/// partition), and without this bound would hold up the writer, and every game, for good.
+/// Its callers are told the store is unavailable: it may have been committed all the same,
+/// which the game actors find out when they read the ply back.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How a [`GameWriter`] batches. [`WriterConfig::default`] is what the server uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,7 +236,13 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
     let applied = match store.check_available() {
         Ok(()) => {
             let sent = Instant::now();
-            let applied = store.apply_changes(&changes).await;
+            let applied = tokio::time::timeout(STATEMENT_TIMEOUT, store.apply_changes(&changes))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(StoreError::Unavailable {
+                        cause: format!("no answer within {STATEMENT_TIMEOUT:?}"),
+                    })
+                });
             stats.commit_times.record(sent.elapsed());
             store.observe(&applied);
             applied
