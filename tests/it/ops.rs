@@ -284,17 +284,20 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         "{said}"
     );
 
-    // A bare `oddboard` serves, with settings from a `.env` file in its working directory.
+    // A bare `oddboard` serves, with settings from a `.env` file in its working directory
+    // (empty: the default), where the environment and then the flags win.
     let dir = std::env::temp_dir().join(format!("oddboard-env-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     std::fs::write(
         dir.join(".env"),
-        format!("BIND_ADDR={addr}\nLOG_FORMAT=json\nSTATIC_DIR=\n"),
+        "BIND_ADDR=127.0.0.1:1\nLOG_FORMAT=json\nSTATIC_DIR=\n\
+         DATABASE_URL=postgres://nobody@127.0.0.1:1/nothing\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
+        .args(["--bind", &addr])
         .current_dir(&dir)
         .env("DATABASE_URL", &database_url)
         .env("RUST_LOG", "info")
