@@ -348,3 +348,81 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         "{access}"
     );
 }
+
+/// The database alone keeps a disabled account out, for a server that missed the notice:
+/// no session of it is found, even one created after the account was disabled.
+#[sqlx::test(migrations = "./migrations")]
+async fn a_disabled_account_has_no_session_even_unannounced(pool: sqlx::PgPool) {
+    use oddboard::store::{Store, StoreError};
+    let store = Store::from_pool(pool);
+    let now = chrono::Utc::now();
+    let later = now + chrono::Duration::days(1);
+    let carol = store
+        .create_user("carol", Some("$argon2id$stand-in"), false)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (early, late) = ([7u8; 32], [8u8; 32]);
+    store
+        .create_session(carol.user_id, &early, later)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let found = |token: [u8; 32]| {
+        let store = store.clone();
+        async move {
+            store
+                .session(&token, now)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+                .is_some()
+        }
+    };
+    assert!(found(early).await);
+    let listed = store
+        .live_sessions(Some("CAROL"), 10, now)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].username, "carol");
+
+    // Behind the store's back, as by hand: no session is deleted, none is announced.
+    sqlx::query("update app_user set disabled_at = now() where user_id = $1")
+        .bind(carol.user_id)
+        .execute(store.pool())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+        .create_session(carol.user_id, &late, later)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!found(early).await && !found(late).await);
+    assert!(store.is_disabled(carol.user_id).await.unwrap_or(false));
+
+    let (account, closed) = store
+        .disable_account("Carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(closed, 2, "both sessions deleted");
+    let first_disabled = account.disabled_at;
+    let (again, closed) = store
+        .disable_account("carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (again.disabled_at, closed),
+        (first_disabled, 0),
+        "keeps the first time"
+    );
+    store
+        .enable_account("carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!store.is_disabled(carol.user_id).await.unwrap_or(true));
+    assert!(matches!(
+        store.enable_account("nobody").await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.abort_game(uuid::Uuid::now_v7()).await,
+        Err(StoreError::NotFound)
+    ));
+}
