@@ -145,12 +145,13 @@ async fn requests_carry_ids_text_is_compressed_and_static_files_are_cached() {
     server.stop().await;
 }
 
-/// Runs the real binary to completion: exit status, stdout, stderr.
+/// Runs the real binary to completion: exit status, stdout, stderr. Logs at `info`, which
+/// must all go to stderr: stdout is the command's answer.
 fn oddboard(args: &[&str], database_url: &str) -> (i32, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_oddboard"))
         .args(args)
         .env("DATABASE_URL", database_url)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .output()
         .unwrap_or_else(|e| panic!("cannot run the binary: {e}"));
     (
@@ -272,8 +273,17 @@ async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
 async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
     let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
     let database_url = database_url_named(&name);
+    // `admin` neither creates nor migrates a database.
+    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!(status, 2, "{err}");
+    crate::server::create_empty_database(&name).await;
+    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("run `oddboard migrate` first"), "{err}");
     let (status, said, err) = oddboard(&["migrate"], &database_url);
     assert_eq!(status, 0, "{err}");
+    let (status, listed, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!((status, listed.lines().count()), (0, 1), "{err}");
     let newest = oddboard::store::MIGRATOR
         .iter()
         .map(|m| m.version)
