@@ -1,5 +1,6 @@
 //! `oddboard migrate` and `oddboard admin …`: operators' commands, run against the database
-//! directly (no running server needed). Each change is made by the store together with a
+//! directly (no running server needed). `admin` changes no schema: it wants a database that
+//! `migrate` (or a server) brought up to date. Each change is made by the store together with a
 //! notice that running servers act on at once (`store::admin`, `web::admin_notices`).
 //!
 //! Output is plain text, one line per item, for people and for `grep`/`awk` alike.
@@ -45,7 +46,7 @@ pub async fn migrate(database_url: &str) -> Result<i64, StoreError> {
 /// # Errors
 /// See [`AdminError`].
 pub async fn run(args: &AdminArgs, out: &mut dyn Write) -> Result<(), AdminError> {
-    let store = Store::connect(&args.database.database_url).await?;
+    let store = Store::connect_migrated(&args.database.database_url).await?;
     run_on(&store, &args.command, out).await
 }
 

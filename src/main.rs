@@ -110,7 +110,7 @@ mod server {
     }
 
     pub fn migrate(database: &DatabaseArgs, log_format: LogFormat) -> ExitCode {
-        telemetry::init(log_format);
+        telemetry::init_to_stderr(log_format);
         let Some(runtime) = runtime() else {
             return ExitCode::FAILURE;
         };
@@ -130,7 +130,7 @@ mod server {
     }
 
     pub fn admin(args: AdminArgs, log_format: LogFormat) -> ExitCode {
-        telemetry::init(log_format);
+        telemetry::init_to_stderr(log_format);
         let Some(runtime) = runtime() else {
             return ExitCode::FAILURE;
         };

@@ -1,6 +1,9 @@
-//! Logging with `tracing`, filtered by `RUST_LOG` (default `info`), written to stdout as
-//! text for people or as one JSON object per line for log collectors (`--log-format json`).
+//! Logging with `tracing`, filtered by `RUST_LOG` (default `info`), written as text for
+//! people or as one JSON object per line for log collectors (`--log-format json`): to stdout
+//! for the server, to stderr for the commands whose stdout is their answer (`migrate`,
+//! `admin`).
 
+use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::EnvFilter;
 
 /// How log lines are written.
@@ -14,12 +17,35 @@ pub enum LogFormat {
     Json,
 }
 
-/// Installs the global subscriber once; later calls (tests) are ignored.
+/// Installs the global subscriber, writing to stdout, once; later calls (tests) are ignored.
 pub fn init(format: LogFormat) {
+    install(
+        format,
+        std::io::stdout,
+        std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    );
+}
+
+/// [`init`], writing to stderr: for commands whose stdout is their answer.
+pub fn init_to_stderr(format: LogFormat) {
+    install(
+        format,
+        std::io::stderr,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
+}
+
+fn install<W>(format: LogFormat, writer: W, terminal: bool)
+where
+    W: for<'writer> MakeWriter<'writer> + Send + Sync + 'static,
+{
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only for a terminal: in a file or the journal they are escape codes.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_target(false);
+        .with_target(false)
+        .with_ansi(terminal)
+        .with_writer(writer);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),

@@ -91,6 +91,8 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 const INVALID_CATALOG_NAME: &str = "3D000";
 /// SQLSTATE `duplicate_database`: somebody else created it between our check and our CREATE.
 const DUPLICATE_DATABASE: &str = "42P04";
+/// SQLSTATE `undefined_table`.
+const UNDEFINED_TABLE: &str = "42P01";
 
 /// SQLSTATEs that say the database server is going away or not yet there rather than that
 /// the statement is wrong: class 08 (connection exceptions) is matched by its prefix, these
@@ -149,6 +151,12 @@ pub enum StoreError {
     /// The migrations could not be applied.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database's schema is older than this binary's (see [`Store::connect_migrated`]).
+    #[error(
+        "the database is at migration {applied} and this binary needs {needed}: \
+         run `oddboard migrate` first"
+    )]
+    SchemaBehind { applied: i64, needed: i64 },
 }
 
 impl StoreError {
@@ -229,6 +237,34 @@ impl Store {
         MIGRATOR.run(&pool).await?;
         tracing::info!(url = %url_without_password(&options), "connected to PostgreSQL");
         Ok(Store::from_pool(pool))
+    }
+
+    /// Connects to a database that exists and is already migrated to this binary's schema,
+    /// changing nothing: for tools run beside a server (`oddboard admin`), where a mistyped
+    /// URL must not create a database nor a newer binary migrate one under a running server.
+    ///
+    /// # Errors
+    /// As [`Store::connect`] (a missing database is [`StoreError::Database`]), and
+    /// [`StoreError::SchemaBehind`] if migrations are missing.
+    #[tracing::instrument(skip(database_url))]
+    pub async fn connect_migrated(database_url: &str) -> Result<Store, StoreError> {
+        let options = PgConnectOptions::from_str(database_url)?;
+        let pool = pool_options(WRITER_CONNECTIONS)
+            .connect_with(options.clone())
+            .await
+            .map_err(|err| unreachable_or(err, &options))?;
+        let store = Store::from_pool(pool);
+        let needed = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied = match store.schema_version().await {
+            Ok(version) => version,
+            // A database no migration ever ran on has no table to read.
+            Err(StoreError::Database(e)) if sqlstate(&e) == Some(UNDEFINED_TABLE) => 0,
+            Err(e) => return Err(e),
+        };
+        if applied < needed {
+            return Err(StoreError::SchemaBehind { applied, needed });
+        }
+        Ok(store)
     }
 
     /// Wraps an existing pool (tests, tools), adding the writer's own pool on the same

@@ -79,7 +79,8 @@ fn request_span(request: &Request<Body>) -> Span {
 fn log_response(response: &Response<Body>, latency: Duration, _span: &Span) {
     tracing::info!(
         status = response.status().as_u16(),
-        latency_ms = latency.as_secs_f64() * 1000.0,
+        // To the microsecond: more digits are noise, and would print as such.
+        latency_ms = (latency.as_secs_f64() * 1_000_000.0).round() / 1000.0,
         "request"
     );
 }

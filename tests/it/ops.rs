@@ -145,12 +145,13 @@ async fn requests_carry_ids_text_is_compressed_and_static_files_are_cached() {
     server.stop().await;
 }
 
-/// Runs the real binary to completion: exit status, stdout, stderr.
+/// Runs the real binary to completion: exit status, stdout, stderr. Logs at `info`, which
+/// must all go to stderr: stdout is the command's answer.
 fn oddboard(args: &[&str], database_url: &str) -> (i32, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_oddboard"))
         .args(args)
         .env("DATABASE_URL", database_url)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .output()
         .unwrap_or_else(|e| panic!("cannot run the binary: {e}"));
     (
@@ -272,8 +273,17 @@ async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
 async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
     let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
     let database_url = database_url_named(&name);
+    // `admin` neither creates nor migrates a database.
+    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!(status, 2, "{err}");
+    crate::server::create_empty_database(&name).await;
+    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("run `oddboard migrate` first"), "{err}");
     let (status, said, err) = oddboard(&["migrate"], &database_url);
     assert_eq!(status, 0, "{err}");
+    let (status, listed, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_eq!((status, listed.lines().count()), (0, 1), "{err}");
     let newest = oddboard::store::MIGRATOR
         .iter()
         .map(|m| m.version)
@@ -284,17 +294,20 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         "{said}"
     );
 
-    // A bare `oddboard` serves, with settings from a `.env` file in its working directory.
+    // A bare `oddboard` serves, with settings from a `.env` file in its working directory
+    // (empty: the default), where the environment and then the flags win.
     let dir = std::env::temp_dir().join(format!("oddboard-env-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     std::fs::write(
         dir.join(".env"),
-        format!("BIND_ADDR={addr}\nLOG_FORMAT=json\nSTATIC_DIR=\n"),
+        "BIND_ADDR=127.0.0.1:1\nLOG_FORMAT=json\nSTATIC_DIR=\n\
+         DATABASE_URL=postgres://nobody@127.0.0.1:1/nothing\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
+        .args(["--bind", &addr])
         .current_dir(&dir)
         .env("DATABASE_URL", &database_url)
         .env("RUST_LOG", "info")
@@ -344,4 +357,82 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         access["span"]["path"], "/api/users/nobody/games",
         "{access}"
     );
+}
+
+/// The database alone keeps a disabled account out, for a server that missed the notice:
+/// no session of it is found, even one created after the account was disabled.
+#[sqlx::test(migrations = "./migrations")]
+async fn a_disabled_account_has_no_session_even_unannounced(pool: sqlx::PgPool) {
+    use oddboard::store::{Store, StoreError};
+    let store = Store::from_pool(pool);
+    let now = chrono::Utc::now();
+    let later = now + chrono::Duration::days(1);
+    let carol = store
+        .create_user("carol", Some("$argon2id$stand-in"), false)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (early, late) = ([7u8; 32], [8u8; 32]);
+    store
+        .create_session(carol.user_id, &early, later)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let found = |token: [u8; 32]| {
+        let store = store.clone();
+        async move {
+            store
+                .session(&token, now)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+                .is_some()
+        }
+    };
+    assert!(found(early).await);
+    let listed = store
+        .live_sessions(Some("CAROL"), 10, now)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].username, "carol");
+
+    // Behind the store's back, as by hand: no session is deleted, none is announced.
+    sqlx::query("update app_user set disabled_at = now() where user_id = $1")
+        .bind(carol.user_id)
+        .execute(store.pool())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+        .create_session(carol.user_id, &late, later)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!found(early).await && !found(late).await);
+    assert!(store.is_disabled(carol.user_id).await.unwrap_or(false));
+
+    let (account, closed) = store
+        .disable_account("Carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(closed, 2, "both sessions deleted");
+    let first_disabled = account.disabled_at;
+    let (again, closed) = store
+        .disable_account("carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (again.disabled_at, closed),
+        (first_disabled, 0),
+        "keeps the first time"
+    );
+    store
+        .enable_account("carol")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!store.is_disabled(carol.user_id).await.unwrap_or(true));
+    assert!(matches!(
+        store.enable_account("nobody").await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.abort_game(uuid::Uuid::now_v7()).await,
+        Err(StoreError::NotFound)
+    ));
 }

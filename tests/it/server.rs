@@ -206,6 +206,18 @@ impl TestServer {
     }
 }
 
+/// Creates a database with nothing in it (no migrations).
+pub async fn create_empty_database(name: &str) {
+    let pool = sqlx::PgPool::connect(&database_url_named("postgres"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    sqlx::query(&format!("create database \"{name}\""))
+        .execute(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    pool.close().await;
+}
+
 /// Drops a test database, disconnecting anyone still on it.
 pub async fn drop_database(name: &str) {
     if let Ok(pool) = sqlx::PgPool::connect(&database_url_named("postgres")).await {
