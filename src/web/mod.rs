@@ -153,19 +153,26 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 
 /// The whole application: [`router`] plus the static files of the browser client under
 /// `/static`, read from `static_dir` ([`assets`]), everything compressed, with the hardening
-/// headers ([`security`]) and logged with a request id ([`access`]).
+/// headers ([`security`], and HSTS for an https public URL) and logged with a request id
+/// ([`access`]).
 pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
     let version = state.static_version.clone();
-    let app = router(state)
+    let sends_hsts = state.site.sends_hsts();
+    let mut app = router(state)
         .merge(assets::router(static_dir, &version))
         .layer(assets::compression());
+    if sends_hsts {
+        app = app.layer(SetResponseHeaderLayer::if_not_present(
+            header::STRICT_TRANSPORT_SECURITY,
+            header::HeaderValue::from_static(proxy::HSTS),
+        ));
+    }
     access::wrap(security::with_security_headers(app))
 }
 
 /// The whole application's routes.
 pub fn router(state: AppState) -> Router {
-    let sends_hsts = state.site.sends_hsts();
-    let router = Router::new()
+    Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/ws/game/{id}", get(ws::game_socket))
@@ -184,13 +191,5 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             auth::refuse_cross_origin,
         ))
-        .with_state(state);
-    if sends_hsts {
-        router.layer(SetResponseHeaderLayer::if_not_present(
-            header::STRICT_TRANSPORT_SECURITY,
-            header::HeaderValue::from_static(proxy::HSTS),
-        ))
-    } else {
-        router
-    }
+        .with_state(state)
 }
