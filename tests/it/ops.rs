@@ -126,7 +126,12 @@ async fn requests_carry_ids_text_is_compressed_and_static_files_are_cached() {
     assert!(plain.body.contains("from './") || plain.body.contains("from \"./"));
     let missing = get(&mut client, &format!("/static/{version}/nope.js"), &[]).await;
     assert_eq!(missing.status, 404);
-    assert_eq!(missing.header("cache-control"), None, "a 404 is not cached");
+    // The not-found page says `no-store`, never the immutable year.
+    assert_eq!(
+        missing.header("cache-control"),
+        Some("no-store"),
+        "a 404 is not cached"
+    );
     let other_version = get(&mut client, "/static/0000000000000000/board.js", &[]).await;
     assert_eq!(other_version.status, 404);
 

@@ -270,9 +270,10 @@ async fn a_postgresql_restart_mid_game_loses_nothing_and_charges_no_time() {
     .await;
     let mut alice: Player = server.guest().await;
     let mut bob = server.guest().await;
-    // Nine seconds each, no increment: the outage below lasts longer than that, so had it
-    // been charged, White's flag would fall.
-    let clock = json!({ "minutes": 0.15, "increment": 0 });
+    // The shortest clock (no minutes, a second's increment: three seconds each and a second a
+    // move): the outage below lasts longer than White's whole time, so had it been charged,
+    // White's flag would fall.
+    let clock = json!({ "minutes": 0, "increment": 1 });
     let game_id = alice.create_game("suicide", clock.clone(), "white").await;
     bob.accept(&game_id).await;
     let mut white = alice.watch(&game_id).await;

@@ -296,12 +296,13 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let mut white = alice.watch(&game_id).await;
     abort_expecting_aborted(&mut white).await;
 
-    // Flag: 1.2 seconds each, no increment; White runs out after both first moves.
+    // Flag: the shortest clock there is (no minutes, a second's increment: three seconds
+    // each); White runs out after both first moves.
     let game_id = start_game(
         &mut alice,
         &mut bob,
         "suicide",
-        json!({ "minutes": 0.02, "increment": 0 }),
+        json!({ "minutes": 0, "increment": 1 }),
     )
     .await;
     let mut white = alice.watch(&game_id).await;
@@ -682,8 +683,8 @@ async fn every_variant_ends_by_resignation_agreement_and_flag() {
             "{variant}"
         );
 
-        // Flag: White's 1.2 seconds run out after both first moves.
-        let clock = json!({ "minutes": 0.02, "increment": 0 });
+        // Flag: White's few seconds of the shortest clock run out after both first moves.
+        let clock = json!({ "minutes": 0, "increment": 1 });
         let game_id = start_game(&mut alice, &mut bob, variant.key(), clock).await;
         let mut white = alice.watch(&game_id).await;
         let mut black = bob.watch(&game_id).await;
