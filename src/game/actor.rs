@@ -656,12 +656,7 @@ impl GameActor {
                     Some(missed) => missed,
                     None => vec![self.snapshot_message(viewer)],
                 };
-                let seat = viewer.and_then(|v| self.seat_of(v));
-                let _ = reply.send(Subscription {
-                    initial,
-                    events,
-                    seat,
-                });
+                let _ = reply.send(Subscription { initial, events });
             }
             GameCmd::Act {
                 user_id,
@@ -682,9 +677,6 @@ impl GameActor {
                 let _ = reply.send(result);
             }
             GameCmd::Presence { viewer, open } => self.presence(viewer, open),
-            GameCmd::Snapshot { viewer, reply } => {
-                let _ = reply.send(self.snapshot_message(viewer));
-            }
             GameCmd::AbortedInStore => {
                 let now = self.now_ms();
                 self.conclude(Outcome::draw(EndReason::Aborted), now).await;

@@ -15,7 +15,7 @@ pub mod lobby;
 pub mod rating;
 
 use crate::metrics::Metrics;
-use crate::rules::{ActionError, Color, Outcome, Variant};
+use crate::rules::{ActionError, Outcome, Variant};
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
 use std::collections::HashMap;
@@ -167,7 +167,6 @@ pub enum PlayerRequest {
 pub struct Subscription {
     pub initial: Vec<Arc<str>>,
     pub events: broadcast::Receiver<Arc<str>>,
-    pub seat: Option<Color>,
 }
 
 /// Messages to a game actor. Each request carries its reply channel.
@@ -195,11 +194,6 @@ pub enum GameCmd {
     },
     /// A connection of this viewer opened (true) or closed (false).
     Presence { viewer: Option<Uuid>, open: bool },
-    /// A full snapshot for this viewer, serialized.
-    Snapshot {
-        viewer: Option<Uuid>,
-        reply: oneshot::Sender<Arc<str>>,
-    },
     /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
     /// as aborted without storing the end again.
     AbortedInStore,
@@ -269,11 +263,6 @@ impl GameHandle {
             reply,
         })
         .await?
-    }
-
-    /// A full snapshot message for this viewer.
-    pub async fn snapshot(&self, viewer: Option<Uuid>) -> Result<Arc<str>, GameError> {
-        self.ask(|reply| GameCmd::Snapshot { viewer, reply }).await
     }
 
     /// Tells the actor that the game was marked aborted in the store behind its back (by an
@@ -548,7 +537,7 @@ impl Games {
         unreachable
     }
 
-    /// Number of live game actors.
+    /// Number of live game actors (hibernated games are not among them).
     pub fn live_count(&self) -> usize {
         self.live_map().len()
     }
