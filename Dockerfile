@@ -13,7 +13,7 @@ RUN apt-get update \
     && useradd --system --home /app oddboard
 WORKDIR /app
 COPY --from=build /src/target/release/oddboard /usr/local/bin/oddboard
-COPY static ./static
+COPY crates/server/static ./static
 USER oddboard
 # Every setting, and `oddboard admin` in the container: docs/operations.md.
 ENV BIND_ADDR=0.0.0.0:8080 STATIC_DIR=/app/static RUST_LOG=info

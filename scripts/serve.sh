@@ -9,4 +9,6 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q; then
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
   fi
 fi
-exec cargo run --release -- serve "$@"
+# The browser client's files live with the server's crate.
+export STATIC_DIR="${STATIC_DIR:-crates/server/static}"
+exec cargo run --release --bin oddboard -- serve "$@"

@@ -1,0 +1,282 @@
+//! The `oddboard` command line: what every subcommand takes, parsed with clap (derive), with
+//! `--help` and `--version`. `src/main.rs` runs what it parses.
+//!
+//! - `oddboard` or `oddboard serve [--bind ADDR] …`: the server, its settings from flags, the
+//!   environment or their defaults ([`crate::config::Config`]).
+//! - `oddboard rules …`: the rules engine ([`crate::cli`]).
+//! - `oddboard loadtest …`: the load tool ([`crate::loadtest`]).
+//! - `oddboard migrate`: creates the database if missing, runs the migrations and exits.
+//! - `oddboard admin …`: operators' commands against the database ([`crate::admin`]).
+//!
+//! `--log-format` (`LOG_FORMAT`) is accepted by every command that logs.
+
+use crate::cli::RulesCommand;
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "oddboard",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The server's settings, for a bare `oddboard` (which serves).
+    #[command(flatten)]
+    pub serve: crate::config::Config,
+    /// How log lines are written.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t, global = true)]
+    pub log_format: crate::telemetry::LogFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Runs the server (also what a bare `oddboard` does).
+    Serve(Box<crate::config::Config>),
+    /// The rules engine on the command line.
+    Rules {
+        #[command(subcommand)]
+        command: RulesCommand,
+    },
+    /// Plays many games against a running server and reports its speed.
+    Loadtest(crate::loadtest::LoadArgs),
+    /// Creates the database if missing, runs the migrations and exits.
+    Migrate(DatabaseArgs),
+    /// Operators' commands: accounts, games and sessions.
+    Admin(AdminArgs),
+}
+
+/// The database a command works on.
+#[derive(Clone, Debug, clap::Args)]
+pub struct DatabaseArgs {
+    /// PostgreSQL URL.
+    #[arg(long, env = "DATABASE_URL", default_value = crate::config::DEFAULT_DATABASE_URL,
+          value_name = "URL", hide_env_values = true)]
+    pub database_url: String,
+}
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct AdminArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Clone, Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Disables an account: it can no longer sign in, its sessions end and a running server
+    /// closes its sockets.
+    DisableAccount {
+        /// The account's name (any case).
+        username: String,
+    },
+    /// Lets a disabled account sign in again.
+    EnableAccount {
+        /// The account's name (any case).
+        username: String,
+    },
+    /// Aborts a game that is waiting or in progress; a running server tells its players.
+    AbortGame {
+        /// The game's id.
+        game_id: uuid::Uuid,
+    },
+    /// Lists live sessions, newest first.
+    Sessions {
+        /// Only this account's.
+        #[arg(long, value_name = "USERNAME")]
+        user: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        limit: u32,
+    },
+}
+
+/// The environment variables the command line falls back to, every subcommand's.
+pub fn setting_variables() -> Vec<String> {
+    fn collect(command: &clap::Command, names: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            if let Some(name) = arg.get_env().and_then(|name| name.to_str()) {
+                if !names.iter().any(|known| known == name) {
+                    names.push(name.to_string());
+                }
+            }
+        }
+        for sub in command.get_subcommands() {
+            collect(sub, names);
+        }
+    }
+    use clap::CommandFactory;
+    let mut names = Vec::new();
+    collect(&Cli::command(), &mut names);
+    names
+}
+
+/// Unsets those of [`setting_variables`] that are set but empty: an empty variable means
+/// the default (`STATIC_DIR=` in a `.env` file), where clap would take it as an empty value.
+/// Called before anything else runs, while the process has one thread.
+pub fn unset_empty_settings() {
+    for name in setting_variables() {
+        if std::env::var_os(&name).is_some_and(|value| value.is_empty()) {
+            std::env::remove_var(&name);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(words: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("oddboard").chain(words.iter().copied()))
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn rules_commands_parse() {
+        let cli = parse(&["rules", "perft", "suicide", "3", "--divide"]);
+        assert!(
+            matches!(
+                cli.map(|c| c.command),
+                Ok(Some(Command::Rules {
+                    command: RulesCommand::Perft {
+                        depth: 3,
+                        divide: true,
+                        ..
+                    }
+                }))
+            ),
+            "perft with --divide"
+        );
+        assert!(parse(&["rules", "perft", "suicide", "33"]).is_err());
+        assert!(parse(&["rules", "bogus"]).is_err());
+    }
+
+    #[test]
+    fn help_and_version_are_answered() {
+        for words in [&["--help"][..], &["--version"], &["rules", "--help"]] {
+            let error = parse(words).err().map(|e| e.kind());
+            assert!(
+                matches!(
+                    error,
+                    Some(
+                        clap::error::ErrorKind::DisplayHelp
+                            | clap::error::ErrorKind::DisplayVersion
+                    )
+                ),
+                "{words:?}: {error:?}"
+            );
+        }
+    }
+
+    mod server {
+        use super::*;
+        use crate::config::DEFAULT_BIND;
+
+        #[test]
+        fn a_bare_command_serves_with_the_flags_given() {
+            let cli = parse(&["--bind", "127.0.0.1:9"]).unwrap_or_else(|e| panic!("{e}"));
+            assert!(cli.command.is_none());
+            assert_eq!(cli.serve.bind_addr, "127.0.0.1:9");
+            let cli = parse(&["serve", "--bind", "127.0.0.1:10", "--static-dir", "/srv/s"])
+                .unwrap_or_else(|e| panic!("{e}"));
+            let Some(Command::Serve(config)) = cli.command else {
+                panic!("not serve");
+            };
+            assert_eq!(config.bind_addr, "127.0.0.1:10");
+            assert_eq!(config.static_dir, std::path::PathBuf::from("/srv/s"));
+            // Server flags belong to serving: not beside another command.
+            assert!(parse(&["--bind", "127.0.0.1:9", "migrate"]).is_err());
+        }
+
+        #[test]
+        fn log_format_is_global_and_checked() {
+            let cli = parse(&["serve", "--log-format", "json"]).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(cli.log_format, crate::telemetry::LogFormat::Json);
+            for words in [
+                &["--log-format", "json"][..],
+                &["migrate", "--log-format", "json"],
+                &["admin", "sessions", "--log-format", "json"],
+            ] {
+                let cli = parse(words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+                assert_eq!(cli.log_format, crate::telemetry::LogFormat::Json);
+            }
+            assert!(parse(&["--log-format", "xml"]).is_err());
+        }
+
+        #[test]
+        fn admin_commands_parse_and_check_their_arguments() {
+            let cli = parse(&[
+                "admin",
+                "abort-game",
+                "0190b7c4-0000-7000-8000-000000000000",
+            ])
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert!(matches!(
+                cli.command,
+                Some(Command::Admin(AdminArgs {
+                    command: AdminCommand::AbortGame { .. },
+                    ..
+                }))
+            ));
+            assert!(parse(&["admin", "abort-game", "not-a-uuid"]).is_err());
+            assert!(parse(&["admin", "sessions", "--limit", "0"]).is_err());
+            assert!(parse(&["admin", "disable-account"]).is_err());
+            let cli =
+                parse(&["admin", "sessions", "--user", "alice"]).unwrap_or_else(|e| panic!("{e}"));
+            assert!(matches!(
+                cli.command,
+                Some(Command::Admin(AdminArgs {
+                    command: AdminCommand::Sessions {
+                        user: Some(_),
+                        limit: 100
+                    },
+                    ..
+                }))
+            ));
+        }
+
+        #[test]
+        fn loadtest_flags_are_checked() {
+            let cli = parse(&["loadtest", "--games", "5", "--seconds", "2.5"])
+                .unwrap_or_else(|e| panic!("{e}"));
+            let Some(Command::Loadtest(args)) = cli.command else {
+                panic!("not loadtest");
+            };
+            let options = crate::loadtest::LoadOptions::from(args);
+            assert_eq!(options.games, 5);
+            assert_eq!(options.duration, std::time::Duration::from_millis(2500));
+            for bad in ["nan", "inf", "-1", "0"] {
+                assert!(parse(&["loadtest", "--seconds", bad]).is_err(), "{bad}");
+            }
+            assert!(parse(&["loadtest", "--games", "0"]).is_err());
+        }
+
+        /// Which variables the settings fall back to. Reading them is tested through the
+        /// real binary (`tests/it/ops.rs`, with a `.env` file): changing this process's
+        /// environment would race with the other tests' threads.
+        #[test]
+        fn settings_name_their_variables() {
+            let variables = setting_variables();
+            for name in ["BIND_ADDR", "DATABASE_URL", "STATIC_DIR", "LOG_FORMAT"] {
+                assert!(variables.iter().any(|v| v == name), "{name}");
+            }
+            let Ok(Cli {
+                command: Some(Command::Serve(flagged)),
+                ..
+            }) = parse(&["serve", "--bind", "127.0.0.1:7171"])
+            else {
+                panic!("not serve");
+            };
+            assert_eq!(flagged.bind_addr, "127.0.0.1:7171");
+            assert_ne!(DEFAULT_BIND, flagged.bind_addr);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Oddboard: a live server for five unusual chess variants.
+//!
+//! Layers, and the only directions in which they may depend on each other:
+//! - [`rules`]: the pure rules engine, the crate `oddboard-rules` (`crates/rules`) re-exported:
+//!   its own dependencies hold no async runtime, database, web framework or clock.
+//! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`];
+//!   [`command`]: the whole command line (clap), which `src/main.rs` runs.
+//! - `admin` → `store`: `oddboard migrate` and `oddboard admin …`.
+//! - `store` → `rules` (ids only), `histogram`: all SQL, migrations, the group-commit writer.
+//! - `game` → `rules`, `store`: one actor per live game, clocks, event log; the lobby actor
+//!   (seeks, challenges, pairing), FICS formulas and Glicko-2 ratings.
+//! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
+//! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
+//!   histogram of `metrics` and the writer; `client`: a real API client for the load tool and
+//!   the tests.
+
+pub mod cli;
+pub mod command;
+pub use oddboard_rules as rules;
+
+pub mod admin;
+pub mod app;
+pub mod client;
+pub mod config;
+pub mod game;
+pub mod histogram;
+pub mod loadtest;
+pub mod metrics;
+pub mod store;
+pub mod telemetry;
+pub mod web;
