@@ -6,15 +6,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oddboard::rules::variant::drehs::record::{verify, GameRecord};
+use oddboard::rules::variant::drehs::record::{verify, DiceRecord};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(record) = serde_json::from_slice::<GameRecord>(data) else {
+    let Ok(record) = serde_json::from_slice::<DiceRecord>(data) else {
         return;
     };
     if verify(&record).is_ok() {
         let written = serde_json::to_string(&record).expect("a record serializes");
-        let again: GameRecord = serde_json::from_str(&written).expect("a written record reads");
+        let again: DiceRecord = serde_json::from_str(&written).expect("a written record reads");
         assert!(
             verify(&again).is_ok(),
             "a verified record failed once rewritten"

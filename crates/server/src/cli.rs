@@ -17,7 +17,7 @@
 //! writer and yields exit status 2.
 
 use crate::rules::dice::{self, PUBLIC_GAME_ID, PUBLIC_SEED};
-use crate::rules::variant::drehs::record::{self, GameRecord, VerifyError};
+use crate::rules::variant::drehs::record::{self, DiceRecord, VerifyError};
 use crate::rules::{AnyGame, Variant};
 use std::io::Write;
 
@@ -210,7 +210,7 @@ fn play(args: &PlayArgs<'_>, out: &mut dyn Write) -> Result<(), Failure> {
 fn verify_dice(path: &str, out: &mut dyn Write) -> Result<(), Failure> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Failure::bad(format!("cannot read {path}: {e}")))?;
-    let game: GameRecord = serde_json::from_str(&text)
+    let game: DiceRecord = serde_json::from_str(&text)
         .map_err(|e| Failure::bad(format!("{path} is not a game record: {e}")))?;
     let verified = record::verify(&game).map_err(|e| match e {
         VerifyError::Malformed(_) => Failure::bad(format!("{path}: {e}")),
@@ -367,7 +367,7 @@ mod tests {
         assert!(out.contains(&format!("\n{}. ", actions.len())), "{out}");
 
         // One face changed: status 1, naming the action and the roll.
-        let mut record: GameRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let mut record: DiceRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
         let (number, action) = record
             .actions
             .iter_mut()
@@ -382,7 +382,7 @@ mod tests {
         assert!(err.contains(&format!("action {}", number + 1)), "{err}");
 
         // Another seed: the commitment no longer matches.
-        let mut record: GameRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let mut record: DiceRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
         record.seed = "ff".repeat(32);
         let path = temp_file(
             "reseeded.json",

@@ -20,7 +20,7 @@ use super::AppState;
 use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
-use crate::rules::variant::drehs::record::{GameRecord as DiceGameRecord, RecordedAction};
+use crate::rules::variant::drehs::record::{DiceRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
 use crate::store::{
     ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult, VariantResults,
@@ -594,7 +594,7 @@ async fn dice_record(
     let rules_result = record
         .outcome
         .filter(|o| replayed_outcome(&record, &start_position) == Some(*o));
-    let dice_record = DiceGameRecord {
+    let dice_record = DiceRecord {
         variant: record.variant,
         game_id: game_id.to_string(),
         commitment,

@@ -22,9 +22,10 @@ use crate::{Rules, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A finished (or unfinished) game with everything needed to check its dice.
+/// A Davey Drehs game record file (`oddboard rules verify-dice`): a finished (or unfinished)
+/// game with everything needed to check its dice. Not the store's `GameRecord`, a game as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameRecord {
+pub struct DiceRecord {
     pub variant: Variant,
     pub game_id: String,
     /// Hex SHA-256 of the seed, published when the game started.
@@ -127,7 +128,7 @@ pub fn record_game(
     game_id: &str,
     start_position: Option<&str>,
     actions: &[String],
-) -> Result<GameRecord, RecordError> {
+) -> Result<DiceRecord, RecordError> {
     let mut game = match start_position {
         Some(text) => Drehs::from_position(text).map_err(|e| RecordError(e.to_string()))?,
         None => Drehs::start(),
@@ -150,7 +151,7 @@ pub fn record_game(
         });
     }
     let (result, reason) = result_strings(&game);
-    Ok(GameRecord {
+    Ok(DiceRecord {
         variant: Variant::Drehs,
         game_id: game_id.to_string(),
         commitment: dice::commitment(&seed),
@@ -169,7 +170,7 @@ pub fn record_game(
 /// # Errors
 /// [`VerifyError::Malformed`] when the record cannot be replayed at all,
 /// [`VerifyError::Mismatch`] naming the first thing that differs.
-pub fn verify(record: &GameRecord) -> Result<Verified, VerifyError> {
+pub fn verify(record: &DiceRecord) -> Result<Verified, VerifyError> {
     if !record.variant.has_dice() {
         return Err(VerifyError::Malformed(format!(
             "variant `{}` rolls no dice",

@@ -363,11 +363,11 @@ fn a_game_replays_exactly_from_its_seed_and_actions() {
 }
 
 mod records {
-    use super::super::record::{record_game, verify, GameRecord, VerifyError};
+    use super::super::record::{record_game, verify, DiceRecord, VerifyError};
 
     const SEED: [u8; 32] = [0x5a; 32];
 
-    fn sample() -> GameRecord {
+    fn sample() -> DiceRecord {
         let actions: Vec<String> = ["g1@c6xd8", "b8@c3xd1", "e2e4"]
             .iter()
             .map(|s| s.to_string())
@@ -375,7 +375,7 @@ mod records {
         record_game(SEED, "game-7", None, &actions).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    fn mismatch(record: &GameRecord) -> String {
+    fn mismatch(record: &DiceRecord) -> String {
         match verify(record) {
             Err(VerifyError::Mismatch(m)) => m,
             other => panic!("expected a mismatch, got {other:?}"),
@@ -388,7 +388,7 @@ mod records {
         assert!(record.actions[0].rolls.len() >= 2);
         assert_eq!(record.actions[0].rolls[0].index, 0);
         let json = serde_json::to_string_pretty(&record).unwrap_or_default();
-        let back: GameRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let back: DiceRecord = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, record);
         let verified = verify(&back).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(verified.actions, 3);
