@@ -15,8 +15,8 @@ use super::{
 use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
 use crate::store::{
-    ClockSetting, ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus,
-    JsonText, NewAction, StoreError,
+    ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus, JsonText,
+    NewAction, StoreError,
 };
 use rand::Rng;
 use serde::Serialize;
@@ -81,21 +81,6 @@ impl DiceSecret {
                 .map(str::to_string)
                 .unwrap_or_else(|| crate::rules::dice::commitment(&seed)),
         })
-    }
-}
-
-/// The store's form of a time control.
-pub fn clock_setting(tc: TimeControl) -> ClockSetting {
-    ClockSetting {
-        initial_ms: i64::try_from(tc.initial_ms).unwrap_or(i64::MAX),
-        increment_ms: i64::try_from(tc.increment_ms).unwrap_or(i64::MAX),
-    }
-}
-
-fn time_control(setting: ClockSetting) -> TimeControl {
-    TimeControl {
-        initial_ms: u64::try_from(setting.initial_ms).unwrap_or(0),
-        increment_ms: u64::try_from(setting.increment_ms).unwrap_or(0),
     }
 }
 
@@ -281,7 +266,7 @@ pub(super) fn spawn_restored(games: Games, record: GameRecord) -> Result<GameHan
     };
     let terms = GameTerms {
         variant: record.variant,
-        time_control: record.clock.map(time_control),
+        time_control: record.clock,
         rated: record.rated,
     };
     let mut actor = GameActor::new(

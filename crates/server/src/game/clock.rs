@@ -22,12 +22,8 @@ pub const MIN_INITIAL_MS: u64 = 15_000;
 /// The shortest increment of a game with no initial time (lichess's `0+1`).
 pub const MIN_INCREMENT_WITHOUT_INITIAL_MS: u64 = 1_000;
 
-/// Initial time and increment, in milliseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct TimeControl {
-    pub initial_ms: u64,
-    pub increment_ms: u64,
-}
+/// Initial time and increment, in milliseconds: the store's type, the one for every layer.
+pub use crate::store::TimeControl;
 
 impl TimeControl {
     /// The control, if it is one a game may be played with: an initial time of at least

@@ -706,7 +706,7 @@ impl Games {
                 white_id: None,
                 black_id: None,
                 color_choice: color,
-                clock: terms.time_control.map(actor::clock_setting),
+                clock: terms.time_control,
                 rated: terms.rated,
                 start_position: None,
                 dice_commitment: dice.as_ref().map(|d| d.commitment.clone()),

@@ -134,10 +134,13 @@ string_id!(ColorChoice, ParseColorChoiceError, "colour choice");
 string_id!(GameStatus, ParseGameStatusError, "game status");
 
 /// A time control: each side starts with `initial_ms` and gains `increment_ms` per action.
+/// The one type for it in every layer: the store keeps it, the game layer's clocks run it
+/// (`game::clock`, which also holds the rule of what a game may be played with), the API
+/// shows it. The columns are `bigint`; values beyond them are refused before they get here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ClockSetting {
-    pub initial_ms: i64,
-    pub increment_ms: i64,
+pub struct TimeControl {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
 }
 
 /// Everything needed to create a game row; it starts as [`GameStatus::Waiting`].
@@ -152,7 +155,7 @@ pub struct NewGame {
     pub black_id: Option<Uuid>,
     pub color_choice: ColorChoice,
     /// `None`: no clock.
-    pub clock: Option<ClockSetting>,
+    pub clock: Option<TimeControl>,
     pub rated: bool,
     /// Position notation to start from; `None` for the variant's standard start.
     pub start_position: Option<String>,
@@ -264,7 +267,7 @@ pub struct GameRecord {
     pub black_name: Option<String>,
     pub creator_name: String,
     pub color_choice: ColorChoice,
-    pub clock: Option<ClockSetting>,
+    pub clock: Option<TimeControl>,
     pub rated: bool,
     pub status: GameStatus,
     /// How many times a server has resumed the game after a restart or brought it back after
@@ -338,7 +341,7 @@ pub struct GameSummary {
     pub black_name: Option<String>,
     pub status: GameStatus,
     pub outcome: Option<Outcome>,
-    pub clock: Option<ClockSetting>,
+    pub clock: Option<TimeControl>,
     pub rated: bool,
     pub created_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
@@ -421,7 +424,7 @@ impl GameRow {
             black_name: self.black_name,
             creator_name: self.creator_name,
             color_choice: parse_column("game.color_choice", &self.color_choice)?,
-            clock: clock_setting(self.clock_initial_ms, self.clock_increment_ms),
+            clock: clock_columns(self.clock_initial_ms, self.clock_increment_ms),
             rated: self.rated,
             status: parse_column("game.status", &self.status)?,
             restarts: u32::try_from(self.restarts).map_err(|_| StoreError::InvalidValue {
@@ -469,7 +472,7 @@ impl TryFrom<SummaryRow> for GameSummary {
             black_name: row.black_name,
             status: parse_column("game.status", &row.status)?,
             outcome: outcome(row.result.as_deref(), row.end_reason.as_deref())?,
-            clock: clock_setting(row.clock_initial_ms, row.clock_increment_ms),
+            clock: clock_columns(row.clock_initial_ms, row.clock_increment_ms),
             rated: row.rated,
             created_at: row.created_at,
             ended_at: row.ended_at,
@@ -494,12 +497,18 @@ fn parse_column<T: FromStr>(column: &'static str, value: &str) -> Result<T, Stor
     })
 }
 
-/// The clock columns as a setting: both null means no clock (a check constraint forbids one
-/// without the other).
-fn clock_setting(initial_ms: Option<i64>, increment_ms: Option<i64>) -> Option<ClockSetting> {
-    Some(ClockSetting {
-        initial_ms: initial_ms?,
-        increment_ms: increment_ms?,
+/// A clock's milliseconds as the `bigint` column holds them (the game layer refuses clocks of
+/// more than three hours long before this bound).
+pub(super) fn bigint(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// The clock columns as a time control: both null means no clock (a check constraint forbids
+/// one without the other, and negative values).
+fn clock_columns(initial_ms: Option<i64>, increment_ms: Option<i64>) -> Option<TimeControl> {
+    Some(TimeControl {
+        initial_ms: u64::try_from(initial_ms?).unwrap_or(0),
+        increment_ms: u64::try_from(increment_ms?).unwrap_or(0),
     })
 }
 
@@ -924,8 +933,8 @@ pub(super) async fn insert_game<'e>(
     .bind(game.white_id)
     .bind(game.black_id)
     .bind(game.color_choice.as_str())
-    .bind(game.clock.map(|c| c.initial_ms))
-    .bind(game.clock.map(|c| c.increment_ms))
+    .bind(game.clock.map(|c| bigint(c.initial_ms)))
+    .bind(game.clock.map(|c| bigint(c.increment_ms)))
     .bind(game.rated)
     .bind(game.start_position.as_deref())
     .bind(game.dice_commitment.as_deref())
@@ -1084,13 +1093,13 @@ mod tests {
     #[test]
     fn clock_needs_both_columns() {
         assert_eq!(
-            clock_setting(Some(60_000), Some(0)),
-            Some(ClockSetting {
+            clock_columns(Some(60_000), Some(0)),
+            Some(TimeControl {
                 initial_ms: 60_000,
                 increment_ms: 0
             })
         );
-        assert_eq!(clock_setting(None, None), None);
-        assert_eq!(clock_setting(Some(1), None), None);
+        assert_eq!(clock_columns(None, None), None);
+        assert_eq!(clock_columns(Some(1), None), None);
     }
 }

@@ -33,9 +33,9 @@ pub mod writer;
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::GameChange;
 pub use games::{
-    ActionRecord, ClockSetting, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus,
-    GameSummary, JsonText, NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError,
-    PlayerResult, UnfinishedGame, VariantResults,
+    ActionRecord, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus, GameSummary, JsonText,
+    NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError, PlayerResult, TimeControl,
+    UnfinishedGame, VariantResults,
 };
 pub use health::StoreHealth;
 pub use lobby::{

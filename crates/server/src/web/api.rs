@@ -17,13 +17,12 @@ use super::limits::Action;
 use super::openapi::UserNameParam;
 use super::proxy::ClientInfo;
 use super::AppState;
-use crate::game::clock::TimeControl;
 use crate::game::{GameTerms, Seat};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{DiceRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
 use crate::store::{
-    ClockSetting, ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult, VariantResults,
+    ColorChoice, GameRecord, GameStatus, GameSummary, PlayerResult, TimeControl, VariantResults,
 };
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -748,7 +747,7 @@ struct Replay {
     /// `1-0`, `0-1`, `1/2-1/2`, or `*` while the game is undecided (and for an aborted game).
     #[schema(value_type = String)]
     result: &'static str,
-    clock: Option<ClockSetting>,
+    clock: Option<TimeControl>,
     created_at: chrono::DateTime<chrono::Utc>,
     dice_commitment: Option<String>,
     dice_seed: Option<String>,
