@@ -4,7 +4,7 @@ flush does at every commit: p50, p99, p99.9 and max over a timed loop.
 
 Every move waits for a commit, and a slow fsync holds back every move queued behind it, so
 the tail of this distribution shows up in the move latency's tail (docs/performance.md,
-eighteenth session). `pg_test_fsync` reports only averages.
+"Known limits"). `pg_test_fsync` reports only averages.
 
     scripts/fsync-latency.py [directory] [seconds]
 

@@ -5,7 +5,7 @@
 //!
 //! Each benchmark replays one fixed game of pseudo-random legal moves from the start; the
 //! throughput is in moves. Run with `cargo bench --bench live_move`; `docs/performance.md`
-//! has the figures.
+//! quotes it where it decided a design choice.
 //!
 //! The `action_event` group times the wire message of each of those moves alone: the action
 //! event as the game actor writes it into its event log ([`EventLog::push`]), once per move,
