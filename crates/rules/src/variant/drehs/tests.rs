@@ -1,6 +1,7 @@
 //! Unit tests: every combat path with scripted dice, the special abilities, the draw rules
 //! and replay from a seed.
 
+use super::moves::Occupancy;
 use super::*;
 use crate::dice;
 use crate::geometry::{DIAGONAL, KNIGHT_LEAPS, ORTHOGONAL};
