@@ -611,6 +611,20 @@ impl Store {
         row.into_record(actions).map(Some)
     }
 
+    /// Whether a game with this id exists, in any status: what a game page needs to know,
+    /// without the record and actions [`Store::load_game`] reads.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn game_exists(&self, game_id: Uuid) -> Result<bool, StoreError> {
+        let exists = sqlx::query_scalar("select exists (select 1 from game where game_id = $1)")
+            .bind(game_id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(exists)
+    }
+
     /// Every game whose clock or first-move limit runs (an active game with a clock, or one
     /// before both sides' first moves), with its actions, oldest first, each counted as
     /// restarted once more (`restarts`, which sets where its new event log starts): what a

@@ -190,8 +190,8 @@ async fn existing_game(
     if state.games.get(game_id).is_some() {
         return Some(game_id);
     }
-    match state.store.load_game(game_id).await {
-        Ok(found) => found.map(|_| game_id),
+    match state.store.game_exists(game_id).await {
+        Ok(found) => found.then_some(game_id),
         Err(_) => Some(game_id),
     }
 }
