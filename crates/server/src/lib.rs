@@ -29,3 +29,4 @@ pub mod metrics;
 pub mod store;
 pub mod telemetry;
 pub mod web;
+pub mod wire;

@@ -73,7 +73,7 @@ impl RateLimited {
 
     /// The socket error event for a refused frame.
     pub fn socket_error(&self) -> String {
-        super::protocol::ErrorMsg::new("rate_limited", &self.message()).to_json()
+        crate::wire::ErrorEvent::new("rate_limited", &self.message()).to_json()
     }
 }
 

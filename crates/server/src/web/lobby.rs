@@ -17,7 +17,6 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{JsonBody, PathParam, QueryParams};
 use super::limits::{rate_limited_close, Action, Admission, FrameGate, RateLimited, SocketKind};
 use super::openapi::UserNameParam;
-use super::protocol::ErrorMsg;
 use super::proxy::ClientInfo;
 use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
@@ -28,6 +27,7 @@ use crate::game::lobby::{
 };
 use crate::rules::Variant;
 use crate::store::{GameSummary, RatingHistoryEntry, User};
+use crate::wire::ErrorEvent;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -529,7 +529,7 @@ pub async fn lobby_socket(
                 }
                 Err(e) => {
                     let (mut sink, _) = socket.split();
-                    let error = ErrorMsg::new(e.code(), &e.to_string()).to_json();
+                    let error = ErrorEvent::new(e.code(), &e.to_string()).to_json();
                     let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
                 }
             }
@@ -580,7 +580,7 @@ async fn serve_socket(
                         sink.send(Message::Text(Utf8Bytes::from(reply))).await?;
                     }
                     Message::Binary(_) => {
-                        let error = ErrorMsg::new("bad_message", "send JSON text frames");
+                        let error = ErrorEvent::new("bad_message", "send JSON text frames");
                         sink.send(Message::Text(Utf8Bytes::from(error.to_json()))).await?;
                     }
                     Message::Close(_) => break,
@@ -608,17 +608,19 @@ async fn serve_socket(
 async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String {
     if text.len() > MAX_CLIENT_MESSAGE {
         let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
-        return ErrorMsg::new("frame_too_large", &message).to_json();
+        return ErrorEvent::new("frame_too_large", &message).to_json();
     }
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(e) => return ErrorMsg::new("bad_message", &format!("not JSON: {e}")).to_json(),
+        Err(e) => return ErrorEvent::new("bad_message", &format!("not JSON: {e}")).to_json(),
     };
     let reference = value.get("ref").cloned();
     let command = match parse_lobby_msg(value) {
         // A refused command answers its `ref` too, so that a client waiting on it hears.
         Err((code, message)) => {
-            return ErrorMsg::new(code, &message).answering(reference).to_json()
+            return ErrorEvent::new(code, &message)
+                .answering(reference)
+                .to_json()
         }
         Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
         Ok(LobbyClientMsg::Command(command)) => Ok(command),
@@ -628,7 +630,7 @@ async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String 
         Ok(result) => result,
         Err(limited) => {
             let message = limited.message();
-            return ErrorMsg::new("rate_limited", &message)
+            return ErrorEvent::new("rate_limited", &message)
                 .answering(reference)
                 .to_json();
         }

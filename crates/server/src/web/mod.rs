@@ -16,7 +16,6 @@ pub mod lobby;
 pub mod mux;
 pub mod openapi;
 pub mod pages;
-pub mod protocol;
 pub mod proxy;
 pub mod security;
 pub mod ws;

@@ -20,13 +20,14 @@
 
 use super::auth::{LogoutSignal, MaybeUser};
 use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
-use super::protocol::{parse_mux_msg, ClientMsg, ErrorMsg, MuxClientMsg};
 use super::proxy::ClientInfo;
 use super::ws::{
     answer, error_json, frame_too_large, open_socket, SocketOpening, MAX_CLIENT_MESSAGE,
 };
 use super::AppState;
 use crate::game::GameHandle;
+use crate::wire::game::{parse_mux_msg, ClientMsg, MuxClientMsg};
+use crate::wire::ErrorEvent;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -139,7 +140,7 @@ impl Multiplexer {
                     match frame {
                         Message::Text(text) => self.read_frame(state, text.as_str(), &mut socket).await?,
                         Message::Binary(_) => {
-                            let error = ErrorMsg::new("bad_message", "send JSON text frames");
+                            let error = ErrorEvent::new("bad_message", "send JSON text frames");
                             socket.feed(text_message(error.to_json())).await?;
                         }
                         Message::Close(_) => break,
@@ -200,7 +201,7 @@ impl Multiplexer {
         match parse_mux_msg(text) {
             Err((code, message)) => {
                 socket
-                    .feed(text_message(ErrorMsg::new(code, &message).to_json()))
+                    .feed(text_message(ErrorEvent::new(code, &message).to_json()))
                     .await
             }
             Ok(MuxClientMsg::Ping) => socket.feed(text_message("{\"t\":\"pong\"}".into())).await,
@@ -231,7 +232,7 @@ impl Multiplexer {
         socket: &mut WebSocket,
     ) -> Result<(), axum::Error> {
         if self.watched.contains_key(&gid) {
-            let error = ErrorMsg::new(
+            let error = ErrorEvent::new(
                 "already_watching",
                 "this socket already watches that game; send it a sync to catch up",
             );
@@ -239,7 +240,7 @@ impl Multiplexer {
         }
         if self.watched.len() >= MAX_WATCHED {
             let message = format!("a socket watches at most {MAX_WATCHED} games at once");
-            let error = ErrorMsg::new("too_many_games", &message);
+            let error = ErrorEvent::new("too_many_games", &message);
             return socket.feed(tagged(gid, &error.to_json())).await;
         }
         let handle = match state.games.find(gid).await {
@@ -378,7 +379,7 @@ fn unwatched(gid: Uuid) -> Message {
 }
 
 fn not_watching(gid: Uuid) -> Message {
-    let error = ErrorMsg::new("not_watching", "watch the game on this socket first");
+    let error = ErrorEvent::new("not_watching", "watch the game on this socket first");
     tagged(gid, &error.to_json())
 }
 

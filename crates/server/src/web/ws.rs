@@ -15,10 +15,11 @@
 use super::auth::{socket_logout_signal, LogoutSignal, MaybeUser};
 use super::extract::{GameIdPath, QueryParams};
 use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
-use super::protocol::{parse_client_msg, ClientMsg, ErrorMsg};
 use super::proxy::ClientInfo;
 use super::AppState;
 use crate::game::{GameError, GameHandle, PlayerRequest};
+use crate::wire::game::{parse_client_msg, ClientMsg};
+use crate::wire::ErrorEvent;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -153,7 +154,7 @@ async fn serve_socket(
         Err(e) => {
             send_text(
                 &mut socket,
-                &ErrorMsg::new(e.code(), &e.to_string()).to_json(),
+                &ErrorEvent::new(e.code(), &e.to_string()).to_json(),
             )
             .await?;
             return Ok(());
@@ -190,7 +191,7 @@ async fn serve_socket(
                         }
                     }
                     Message::Binary(_) => {
-                        let error = ErrorMsg::new("bad_message", "send JSON text frames");
+                        let error = ErrorEvent::new("bad_message", "send JSON text frames");
                         send_text(&mut socket, &error.to_json()).await?;
                     }
                     Message::Close(_) => break,
@@ -234,14 +235,14 @@ async fn handle_frame(text: &str, handle: &GameHandle, viewer: Option<Uuid>) -> 
     }
     match parse_client_msg(text) {
         Ok(message) => answer(message, handle, viewer).await,
-        Err((code, message)) => Some(ErrorMsg::new(code, &message).to_json()),
+        Err((code, message)) => Some(ErrorEvent::new(code, &message).to_json()),
     }
 }
 
 /// The error for a client frame over [`MAX_CLIENT_MESSAGE`].
 pub(super) fn frame_too_large() -> String {
     let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
-    ErrorMsg::new("frame_too_large", &message).to_json()
+    ErrorEvent::new("frame_too_large", &message).to_json()
 }
 
 /// Carries out one game message for `viewer`; returns the message to send back, if any (an
@@ -257,7 +258,7 @@ pub(super) async fn answer(
             return match handle.subscribe(viewer, Some(v)).await {
                 // Only the catch-up messages matter here; the live stream is already flowing.
                 Ok(sub) => Some(join_messages(&sub.initial)),
-                Err(e) => Some(ErrorMsg::new(e.code(), &e.to_string()).to_json()),
+                Err(e) => Some(ErrorEvent::new(e.code(), &e.to_string()).to_json()),
             };
         }
         ClientMsg::Act { ply, action } => {
@@ -292,14 +293,14 @@ pub(super) async fn answer(
 }
 
 fn not_a_player() -> String {
-    ErrorMsg::new("not_a_player", "you are not playing in this game").to_json()
+    ErrorEvent::new("not_a_player", "you are not playing in this game").to_json()
 }
 
 pub(super) fn error_json(error: &GameError) -> String {
     if let GameError::Store(cause) = error {
         tracing::error!(cause = %cause, "storing an action failed");
     }
-    ErrorMsg::new(error.code(), &error.to_string()).to_json()
+    ErrorEvent::new(error.code(), &error.to_string()).to_json()
 }
 
 /// Several messages as one JSON array frame (`{"t":"batch","messages":[…]}`), so a catch-up

@@ -1,12 +1,8 @@
-//! The game WebSocket's wire contract: what clients send ([`ClientMsg`]) and the error
-//! message the server answers bad input with. Server events and snapshots are built by the
-//! game layer (`game::event`, `game::actor::GameView`) and forwarded as they are.
-//!
-//! Every message is a JSON object with a `"t"` field naming its type. The multiplexed
-//! socket (`/ws/games`, `web::mux`) wraps the same messages in [`MuxClientMsg`].
+//! The game sockets' messages: what clients send on `/ws/game/{id}` ([`ClientMsg`]) and on
+//! the multiplexed `/ws/games` ([`MuxClientMsg`], which wraps the same messages).
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use super::parse_tagged;
+use serde::Deserialize;
 use uuid::Uuid;
 
 /// Messages a client sends on `/ws/game/{id}`.
@@ -58,38 +54,6 @@ pub enum MuxClientMsg {
     Ping,
 }
 
-/// Why a client message was refused. Nothing changed.
-#[derive(Clone, Debug, Serialize)]
-pub struct ErrorMsg<'a> {
-    pub t: &'static str,
-    pub code: &'a str,
-    pub message: &'a str,
-    /// The `ref` of the lobby command refused, echoed so that its sender hears.
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub reference: Option<serde_json::Value>,
-}
-
-impl<'a> ErrorMsg<'a> {
-    pub fn new(code: &'a str, message: &'a str) -> ErrorMsg<'a> {
-        ErrorMsg {
-            t: "error",
-            code,
-            message,
-            reference: None,
-        }
-    }
-
-    /// The error as the answer to the message that carried `reference` (if any).
-    pub fn answering(self, reference: Option<serde_json::Value>) -> ErrorMsg<'a> {
-        ErrorMsg { reference, ..self }
-    }
-
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self)
-            .unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".into())
-    }
-}
-
 /// Parses a client frame, naming the problem when it is not a message we know.
 pub fn parse_client_msg(text: &str) -> Result<ClientMsg, (&'static str, String)> {
     parse_tagged(text)
@@ -105,32 +69,6 @@ pub fn parse_mux_msg(text: &str) -> Result<MuxClientMsg, (&'static str, String)>
             .filter(|value| value["t"] == "game")
             .and_then(|value| parse_client_msg(&value.get("msg")?.to_string()).err());
         inner.unwrap_or(outer)
-    })
-}
-
-/// Parses a message tagged by its `"t"` field.
-fn parse_tagged<T: DeserializeOwned>(text: &str) -> Result<T, (&'static str, String)> {
-    // Straight into the message: one parse and no intermediate map for every move. Only a
-    // refused frame is parsed again, to say what is wrong with it.
-    if let Ok(message) = serde_json::from_str(text) {
-        return Ok(message);
-    }
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ("bad_message", format!("not JSON: {e}")))?;
-    let kind = value
-        .get("t")
-        .and_then(|t| t.as_str())
-        .ok_or((
-            "bad_message",
-            "a message needs a string field \"t\"".to_string(),
-        ))?
-        .to_string();
-    serde_json::from_value(value).map_err(|e| {
-        if e.to_string().contains("unknown variant") {
-            ("unknown_message", format!("unknown message type `{kind}`"))
-        } else {
-            ("bad_message", format!("malformed `{kind}` message: {e}"))
-        }
     })
 }
 
