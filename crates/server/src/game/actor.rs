@@ -6,20 +6,20 @@
 //! commit; only then adopt the copies, log the event and broadcast it. A failed commit
 //! therefore changes nothing and nobody was told anything.
 
-use super::clock::{Clock, ClockView, TimeControl};
-use super::event::{EventLog, GameEvent};
+use super::clock::{Clock, TimeControl};
+use super::event::EventLog;
 use super::{
     rating, GameCmd, GameError, GameHandle, GameNotice, GameTerms, Games, PlayerRequest, Seat,
     Subscription,
 };
 use crate::rules::snapshot::PlacedPiece;
-use crate::rules::{AnyGame, Color, EndReason, Outcome, Snapshot, Variant};
+use crate::rules::{AnyGame, Color, EndReason, Outcome, Variant};
 use crate::store::{
     ColorChoice, GameChange, GameEnd, GameRecord, GameResult, GameStart, GameStatus, JsonText,
     NewAction, StoreError,
 };
+use crate::wire::game::{GameEvent, GameServerMsg, GameView, MoveView, SeatTimes};
 use rand::Rng;
-use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -82,57 +82,6 @@ impl DiceSecret {
                 .unwrap_or_else(|| crate::rules::dice::commitment(&seed)),
         })
     }
-}
-
-/// One played action as kept in memory and shown in snapshots.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveView {
-    pub ply: u32,
-    pub machine: String,
-    pub human: String,
-}
-
-/// Everything a client needs to show a game, for one viewer.
-#[derive(Serialize)]
-pub struct GameView<'a> {
-    pub id: Uuid,
-    pub variant: Variant,
-    pub status: GameStatus,
-    pub white: Option<&'a str>,
-    pub black: Option<&'a str>,
-    pub creator: &'a str,
-    pub color_choice: ColorChoice,
-    pub time_control: Option<TimeControl>,
-    pub rated: bool,
-    pub clock: Option<ClockView>,
-    pub moves: &'a [MoveView],
-    pub rules: Snapshot,
-    pub draw_offer: Option<Color>,
-    pub rematch_offer: Option<Color>,
-    pub rematch_game: Option<Uuid>,
-    pub outcome: Option<Outcome>,
-    /// The viewer's colour, if they play in this game.
-    pub you: Option<Color>,
-    pub spectators: u32,
-    pub dice_commitment: Option<&'a str>,
-    /// Revealed once the game is over.
-    pub dice_seed: Option<String>,
-    /// Milliseconds left for the pending first move before the game is aborted.
-    pub first_move_deadline_ms: Option<u64>,
-    /// Seats whose player has no open connection right now.
-    pub absent: Vec<Color>,
-    /// For each absent seat, milliseconds until its opponent may claim against it (0 once
-    /// they may), as `player_gone` says when the player leaves.
-    pub claim_after_ms: SeatTimes,
-}
-
-/// A number of milliseconds per seat, where it applies (`{"black":1200}`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct SeatTimes {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub white: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub black: Option<u64>,
 }
 
 struct GameActor {
@@ -739,19 +688,9 @@ impl GameActor {
     }
 
     fn snapshot_message(&self, viewer: Option<Uuid>) -> Arc<str> {
-        #[derive(Serialize)]
-        struct SnapshotMessage<'a> {
-            t: &'static str,
-            v: u64,
-            game: GameView<'a>,
-        }
-        let message = SnapshotMessage {
-            t: "snapshot",
-            v: self.log.version(),
-            game: self.view(viewer),
-        };
-        serde_json::to_string(&message)
-            .unwrap_or_else(|_| "{\"t\":\"error\",\"code\":\"internal\"}".to_string())
+        let game = self.view(viewer);
+        GameServerMsg::snapshot(self.log.version(), game)
+            .to_json()
             .into()
     }
 

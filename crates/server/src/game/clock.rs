@@ -5,7 +5,7 @@
 //! then the game actor enforces a first-move deadline instead and may abort the game.
 
 use crate::rules::Color;
-use serde::Serialize;
+pub use crate::wire::game::ClockView;
 
 /// What each side starts with in a game of no minutes and an increment, if the increment is
 /// less (see [`Clock::new`]).
@@ -68,15 +68,6 @@ pub struct Clock {
     remaining_ms: [u64; 2],
     /// The side whose time is running and when its turn began; None while stopped.
     running: Option<(Color, u64)>,
-}
-
-/// What a client is told about the clock: remaining times at the moment the message is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ClockView {
-    pub white_ms: u64,
-    pub black_ms: u64,
-    /// The side whose clock is running, if any.
-    pub running: Option<Color>,
 }
 
 impl Clock {

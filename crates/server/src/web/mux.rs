@@ -26,8 +26,8 @@ use super::ws::{
 };
 use super::AppState;
 use crate::game::GameHandle;
-use crate::wire::game::{parse_mux_msg, ClientMsg, MuxClientMsg};
-use crate::wire::ErrorEvent;
+use crate::wire::game::{parse_mux_msg, tag_with_gid, unwatched_message, ClientMsg, MuxClientMsg};
+use crate::wire::{ErrorEvent, Pong};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -204,7 +204,7 @@ impl Multiplexer {
                     .feed(text_message(ErrorEvent::new(code, &message).to_json()))
                     .await
             }
-            Ok(MuxClientMsg::Ping) => socket.feed(text_message("{\"t\":\"pong\"}".into())).await,
+            Ok(MuxClientMsg::Ping) => socket.feed(text_message(Pong {}.to_json())).await,
             Ok(MuxClientMsg::Watch { gid, v }) => self.watch(state, gid, v, socket).await,
             Ok(MuxClientMsg::Unwatch { gid }) => {
                 if self.stop_watching(gid).await {
@@ -350,67 +350,16 @@ fn text_message(text: String) -> Message {
     Message::Text(Utf8Bytes::from(text))
 }
 
-/// A game's message with the game's id added as its first field: `{"gid":"…",…}`.
+/// A game's message with the game's id added (`wire::game::GidTagged`).
 fn tagged(gid: Uuid, message: &str) -> Message {
-    let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
-    let id = gid.hyphenated().encode_lower(&mut id);
-    let mut out = String::with_capacity(message.len() + id.len() + 10);
-    out.push_str("{\"gid\":\"");
-    out.push_str(id);
-    out.push('"');
-    // Every message the server sends is a JSON object.
-    match message.strip_prefix('{') {
-        Some("}") => out.push('}'),
-        Some(fields) => {
-            out.push(',');
-            out.push_str(fields);
-        }
-        None => {
-            out.push_str(",\"msg\":");
-            out.push_str(message);
-            out.push('}');
-        }
-    }
-    text_message(out)
+    text_message(tag_with_gid(gid, message))
 }
 
 fn unwatched(gid: Uuid) -> Message {
-    tagged(gid, "{\"t\":\"unwatched\"}")
+    text_message(unwatched_message(gid))
 }
 
 fn not_watching(gid: Uuid) -> Message {
     let error = ErrorEvent::new("not_watching", "watch the game on this socket first");
     tagged(gid, &error.to_json())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(message: Message) -> String {
-        match message {
-            Message::Text(text) => text.as_str().to_string(),
-            other => panic!("not text: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn tagged_messages_lead_with_the_game_id_and_stay_json() {
-        let gid = Uuid::parse_str("0190a5e8-0000-7000-8000-00000000000a")
-            .unwrap_or_else(|e| panic!("{e}"));
-        let message = text(tagged(gid, r#"{"t":"event","v":3,"kind":"ended"}"#));
-        assert_eq!(
-            message,
-            r#"{"gid":"0190a5e8-0000-7000-8000-00000000000a","t":"event","v":3,"kind":"ended"}"#
-        );
-        let value: serde_json::Value =
-            serde_json::from_str(&message).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(value["v"], 3);
-        let empty: serde_json::Value =
-            serde_json::from_str(&text(tagged(gid, "{}"))).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(empty["gid"], gid.to_string());
-        let odd: serde_json::Value =
-            serde_json::from_str(&text(tagged(gid, "[1]"))).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(odd["msg"][0], 1);
-    }
 }

@@ -18,15 +18,14 @@ use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
 use super::proxy::ClientInfo;
 use super::AppState;
 use crate::game::{GameError, GameHandle, PlayerRequest};
-use crate::wire::game::{parse_client_msg, ClientMsg};
-use crate::wire::ErrorEvent;
+use crate::wire::game::{batch_message, parse_client_msg, ClientMsg};
+use crate::wire::{ErrorEvent, Pong};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
@@ -253,11 +252,11 @@ pub(super) async fn answer(
     viewer: Option<Uuid>,
 ) -> Option<String> {
     let request = match message {
-        ClientMsg::Ping => return Some("{\"t\":\"pong\"}".to_string()),
+        ClientMsg::Ping => return Some(Pong {}.to_json()),
         ClientMsg::Sync { v } => {
             return match handle.subscribe(viewer, Some(v)).await {
                 // Only the catch-up messages matter here; the live stream is already flowing.
-                Ok(sub) => Some(join_messages(&sub.initial)),
+                Ok(sub) => Some(batch_message(&sub.initial)),
                 Err(e) => Some(ErrorEvent::new(e.code(), &e.to_string()).to_json()),
             };
         }
@@ -301,18 +300,4 @@ pub(super) fn error_json(error: &GameError) -> String {
         tracing::error!(cause = %cause, "storing an action failed");
     }
     ErrorEvent::new(error.code(), &error.to_string()).to_json()
-}
-
-/// Several messages as one JSON array frame (`{"t":"batch","messages":[…]}`), so a catch-up
-/// arrives in a single frame in order.
-fn join_messages(messages: &[Arc<str>]) -> String {
-    let mut out = String::from("{\"t\":\"batch\",\"messages\":[");
-    for (i, message) in messages.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(message);
-    }
-    out.push_str("]}");
-    out
 }

@@ -8,9 +8,9 @@
 //! Only the types an action event carries are here. Rarer events, and the rare values
 //! (an outcome), still go through serde.
 
-use crate::game::clock::ClockView;
 use crate::rules::snapshot::{LastAction, OffBoardPiece, PieceStats, PlacedPiece, Roll, SquareRef};
 use crate::rules::{Color, Role};
+use crate::wire::game::ClockView;
 use std::borrow::Cow;
 use std::sync::Arc;
 

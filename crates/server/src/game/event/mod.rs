@@ -1,81 +1,24 @@
 //! Versioned game events and the log that replays them to reconnecting clients.
 //!
-//! Every change to a live game becomes one [`GameEvent`] with the next version number. The
-//! event is serialized once into the wire message ([`EventLog::push`]) and the same bytes go
-//! to every player and spectator. The log keeps the most recent messages so that a client
-//! reconnecting with the last version it saw receives exactly what it missed; a client
-//! further behind gets a fresh snapshot instead.
+//! Every change to a live game becomes one [`GameEvent`] (a wire type) with the next version
+//! number. The event is serialized once into its wire message, the wire's `EventMsg`
+//! ([`EventLog::push`]), and the same bytes go to every player and spectator. The log keeps
+//! the most recent messages so that a client reconnecting with the last version it saw
+//! receives exactly what it missed; a client further behind gets a fresh snapshot instead.
 
 mod json;
 
-use super::clock::ClockView;
-use crate::rules::{Color, Outcome, Snapshot, SnapshotUpdate};
+use crate::rules::{Color, SnapshotUpdate};
+pub use crate::wire::game::GameEvent;
+use crate::wire::game::{ClockView, EventMsg, GameServerMsg};
 use json::field;
-use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// How many recent events a game keeps for reconnecting clients. This bounds a game's memory
 /// (an action event is a few hundred bytes); a client further behind than this simply gets a
 /// fresh snapshot (lichess keeps 20).
 pub const EVENT_LOG_CAPACITY: usize = 48;
-
-/// Something that happened in a game, as sent to clients.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum GameEvent {
-    /// Both seats are taken; the game has begun.
-    Started {
-        white: String,
-        black: String,
-        rules: Box<Snapshot>,
-    },
-    /// An action was committed and played. `update` turns the rules snapshot of the previous
-    /// event (or of the snapshot the client started from) into the new one.
-    Action {
-        ply: u32,
-        machine: String,
-        human: String,
-        by: Color,
-        /// The server played it for `by`, who had no other (a Do-Or-Die Chazz pass); the
-        /// field is left out otherwise.
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        forced: bool,
-        clock: Option<ClockView>,
-        update: Box<SnapshotUpdate>,
-    },
-    DrawOffered {
-        by: Color,
-    },
-    DrawDeclined {
-        by: Color,
-    },
-    RematchOffered {
-        by: Color,
-    },
-    RematchDeclined {
-        by: Color,
-    },
-    /// A rematch was agreed: the new game's id.
-    Rematch {
-        game_id: Uuid,
-    },
-    /// A player's last connection closed; the opponent may claim after the delay.
-    PlayerGone {
-        color: Color,
-        claim_after_ms: u64,
-    },
-    PlayerBack {
-        color: Color,
-    },
-    /// The game is over. For dice variants the seed is revealed now.
-    Ended {
-        outcome: Outcome,
-        clock: Option<ClockView>,
-        dice_seed: Option<String>,
-    },
-}
 
 /// Recent events of one game, already serialized, with their versions.
 #[derive(Debug, Default)]
@@ -147,50 +90,31 @@ impl EventLog {
     }
 }
 
-/// The wire message of an event: the envelope's `t` and `v` first, then the event's own
-/// fields. An action event, a live game's message on every move, is written field by field
-/// ([`write_action`]); any other event is written by serde straight after the envelope.
+/// The wire message of an event ([`EventMsg`]). An action event, a live game's message on
+/// every move, is written field by field ([`write_action`]); any other goes through serde.
 fn event_message(version: u64, event: &GameEvent, capacity: usize) -> String {
+    let GameEvent::Action {
+        ply,
+        machine,
+        human,
+        by,
+        forced,
+        clock,
+        update,
+    } = event
+    else {
+        return GameServerMsg::Event(EventMsg { v: version, event }).to_json();
+    };
     let mut message = Vec::with_capacity(capacity.max(256));
     field(&mut message, b"{\"t\":\"event\",\"v\":", &version);
-    match event {
-        GameEvent::Action {
-            ply,
-            machine,
-            human,
-            by,
-            forced,
-            clock,
-            update,
-        } => {
-            let mover = Mover {
-                by: *by,
-                forced: *forced,
-            };
-            write_action(&mut message, *ply, machine, human, mover, clock, update);
-        }
-        _ => write_with_serde(&mut message, event),
-    }
+    let mover = Mover {
+        by: *by,
+        forced: *forced,
+    };
+    write_action(&mut message, *ply, machine, human, mover, clock, update);
     // Only JSON text was written: always UTF-8.
     String::from_utf8(message)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Appends `event`'s fields to an envelope already in `message`, closing the object. Written
-/// as the event's object without its opening brace rather than through `#[serde(flatten)]`,
-/// which serializes every field through a map: the brace becomes the comma after the envelope.
-/// Serializing plain data cannot fail; if it ever did, the bare envelope keeps the version
-/// sequence intact.
-fn write_with_serde(message: &mut Vec<u8>, event: &GameEvent) {
-    let envelope = message.len();
-    let serialized = serde_json::to_writer(&mut *message, event).is_ok();
-    match message.get(envelope..envelope + 2) {
-        Some([b'{', b'"']) if serialized => message[envelope] = b',',
-        _ => {
-            message.truncate(envelope);
-            message.push(b'}');
-        }
-    }
 }
 
 /// Appends an action event's fields after the envelope, byte for byte what serde writes for
@@ -284,138 +208,4 @@ pub(crate) fn sample_action_events(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::{AnyGame, Variant};
-    use std::borrow::Cow;
-
-    /// The message as serde alone writes it.
-    fn by_serde(version: u64, event: &GameEvent) -> String {
-        let mut message = format!(r#"{{"t":"event","v":{version}"#).into_bytes();
-        write_with_serde(&mut message, event);
-        String::from_utf8(message).unwrap_or_default()
-    }
-
-    #[test]
-    fn action_events_are_written_as_serde_writes_them() {
-        for variant in Variant::ALL.into_iter().filter(|v| v.is_playable()) {
-            let clock = |ply: u32, by: Color| {
-                ply.is_multiple_of(2).then_some(ClockView {
-                    white_ms: u64::from(ply) * 1000,
-                    black_ms: 7,
-                    running: Some(by.other()),
-                })
-            };
-            for (version, event) in (4..).zip(sample_action_events(variant, 80, 7, clock)) {
-                let ours = event_message(version, &event, 0);
-                assert_eq!(ours, by_serde(version, &event), "{variant} v{version}");
-            }
-        }
-    }
-
-    #[test]
-    fn action_texts_that_need_escapes_are_escaped() {
-        let Ok(game) = AnyGame::start(Variant::Suicide) else {
-            panic!("suicide does not start");
-        };
-        // Plain and escaped texts next to each other in every order, first and last.
-        let lists: [&[&str]; 4] = [
-            &["e2e4", "a\"b", "c\\d", "tab\there", "\u{1}", "é♞", ""],
-            &["\"", "x", "\\"],
-            &["\n"],
-            &[],
-        ];
-        for list in lists {
-            let (mut update, _) = game.snapshot().into_update(&[]);
-            // Owned, as a variant's spelled actions are: a borrowed label is the server's own
-            // static text, which needs no escape (`json`'s writer relies on it).
-            update.legal_actions = list.iter().map(|&t| Cow::Owned(t.to_string())).collect();
-            let event = GameEvent::Action {
-                ply: 1,
-                machine: "quote\"d".into(),
-                human: "back\\slash".into(),
-                by: Color::White,
-                forced: false,
-                clock: None,
-                update: Box::new(update),
-            };
-            let ours = event_message(9, &event, 0);
-            assert_eq!(ours, by_serde(9, &event), "{list:?}");
-            let parsed: serde_json::Value = serde_json::from_str(&ours).unwrap_or_default();
-            assert_eq!(parsed["update"]["legal_actions"], serde_json::json!(list));
-        }
-    }
-
-    fn offer(by: Color) -> GameEvent {
-        GameEvent::DrawOffered { by }
-    }
-
-    #[test]
-    fn versions_increase_and_messages_carry_them() {
-        let mut log = EventLog::default();
-        let first = log.push(&offer(Color::White));
-        assert!(first.contains("\"v\":1"));
-        assert!(first.contains("\"kind\":\"draw_offered\""));
-        log.push(&offer(Color::Black));
-        assert_eq!(log.version(), 2);
-    }
-
-    #[test]
-    fn the_message_is_the_envelope_then_the_event() {
-        let mut log = EventLog::starting_at(41);
-        assert_eq!(
-            &*log.push(&offer(Color::Black)),
-            r#"{"t":"event","v":42,"kind":"draw_offered","by":"black"}"#
-        );
-        let ended = GameEvent::Ended {
-            outcome: Outcome::win(Color::White, crate::rules::EndReason::Resignation),
-            clock: None,
-            dice_seed: None,
-        };
-        let message: serde_json::Value =
-            serde_json::from_str(&log.push(&ended)).unwrap_or_default();
-        assert_eq!(message["t"], "event");
-        assert_eq!(message["v"], 43);
-        assert_eq!(message["kind"], "ended");
-        assert_eq!(message["outcome"]["reason"], "resignation");
-    }
-
-    #[test]
-    fn a_reconnect_gets_exactly_the_missed_events() {
-        let mut log = EventLog::default();
-        for _ in 0..5 {
-            log.push(&offer(Color::White));
-        }
-        let missed = log.since(3).unwrap_or_default();
-        assert_eq!(missed.len(), 2);
-        assert!(missed[0].contains("\"v\":4"));
-        assert_eq!(log.since(5).map(|m| m.len()), Some(0));
-        assert_eq!(log.since(6), None);
-    }
-
-    #[test]
-    fn a_trimmed_log_still_serves_the_latest_and_asks_older_for_a_snapshot() {
-        let mut log = EventLog::default();
-        for _ in 0..10 {
-            log.push(&offer(Color::White));
-        }
-        log.keep_last(2);
-        assert_eq!(log.since(8).map(|m| m.len()), Some(2));
-        assert_eq!(log.since(10).map(|m| m.len()), Some(0));
-        assert_eq!(log.since(7), None);
-        log.push(&offer(Color::Black));
-        assert_eq!(log.version(), 11);
-    }
-
-    #[test]
-    fn a_client_too_far_behind_needs_a_snapshot() {
-        let mut log = EventLog::starting_at(10);
-        for _ in 0..(EVENT_LOG_CAPACITY + 3) {
-            log.push(&offer(Color::White));
-        }
-        assert_eq!(log.since(10), None);
-        let oldest = log.version() - EVENT_LOG_CAPACITY as u64;
-        assert_eq!(log.since(oldest).map(|m| m.len()), Some(EVENT_LOG_CAPACITY));
-        assert_eq!(log.since(oldest - 1), None);
-    }
-}
+mod tests;

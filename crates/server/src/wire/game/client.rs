@@ -1,12 +1,12 @@
-//! The game sockets' messages: what clients send on `/ws/game/{id}` ([`ClientMsg`]) and on
-//! the multiplexed `/ws/games` ([`MuxClientMsg`], which wraps the same messages).
+//! What clients send on the game sockets: on `/ws/game/{id}` ([`ClientMsg`]) and on the
+//! multiplexed `/ws/games` ([`MuxClientMsg`], which wraps the same messages), and their parsing.
 
-use super::parse_tagged;
-use serde::Deserialize;
+use crate::wire::parse_tagged;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// Messages a client sends on `/ws/game/{id}`.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
     /// Play an action; `ply` is the ply it is meant to become (the number of actions played
@@ -33,13 +33,14 @@ pub enum ClientMsg {
 }
 
 /// Messages a client sends on `/ws/games`, the socket that carries many games at once.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MuxClientMsg {
     /// Start receiving a game's messages (after version `v` if given, as `?v=` does on
     /// `/ws/game/{id}`); also counts the player as present in it.
     Watch {
         gid: Uuid,
+        #[serde(skip_serializing_if = "Option::is_none")]
         v: Option<u64>,
     },
     /// Stop receiving a game's messages.
@@ -76,20 +77,94 @@ pub fn parse_mux_msg(text: &str) -> Result<MuxClientMsg, (&'static str, String)>
 mod tests {
     use super::*;
 
+    /// Every client message with its documented JSON; the match makes a new message a compile
+    /// error here until it has a line.
+    fn every_client_message() -> Vec<(ClientMsg, &'static str)> {
+        let messages = [
+            (
+                ClientMsg::Act {
+                    ply: 7,
+                    action: "e2e4".into(),
+                },
+                r#"{"t":"act","ply":7,"action":"e2e4"}"#,
+            ),
+            (ClientMsg::Resign, r#"{"t":"resign"}"#),
+            (ClientMsg::DrawOffer, r#"{"t":"draw_offer"}"#),
+            (ClientMsg::DrawAccept, r#"{"t":"draw_accept"}"#),
+            (ClientMsg::DrawDecline, r#"{"t":"draw_decline"}"#),
+            (ClientMsg::Abort, r#"{"t":"abort"}"#),
+            (ClientMsg::RematchOffer, r#"{"t":"rematch_offer"}"#),
+            (ClientMsg::RematchAccept, r#"{"t":"rematch_accept"}"#),
+            (ClientMsg::RematchDecline, r#"{"t":"rematch_decline"}"#),
+            (ClientMsg::ClaimVictory, r#"{"t":"claim_victory"}"#),
+            (ClientMsg::ClaimDraw, r#"{"t":"claim_draw"}"#),
+            (ClientMsg::Sync { v: 12 }, r#"{"t":"sync","v":12}"#),
+            (ClientMsg::Ping, r#"{"t":"ping"}"#),
+        ];
+        for (message, _) in &messages {
+            match message {
+                ClientMsg::Act { .. }
+                | ClientMsg::Resign
+                | ClientMsg::DrawOffer
+                | ClientMsg::DrawAccept
+                | ClientMsg::DrawDecline
+                | ClientMsg::Abort
+                | ClientMsg::RematchOffer
+                | ClientMsg::RematchAccept
+                | ClientMsg::RematchDecline
+                | ClientMsg::ClaimVictory
+                | ClientMsg::ClaimDraw
+                | ClientMsg::Sync { .. }
+                | ClientMsg::Ping => {}
+            }
+        }
+        messages.into()
+    }
+
     #[test]
-    fn client_messages_parse() {
-        assert_eq!(
-            parse_client_msg(r#"{"t":"act","ply":3,"action":"e2e4"}"#),
-            Ok(ClientMsg::Act {
-                ply: 3,
-                action: "e2e4".into()
-            })
-        );
-        assert_eq!(parse_client_msg(r#"{"t":"resign"}"#), Ok(ClientMsg::Resign));
-        assert_eq!(
-            parse_client_msg(r#"{"t":"sync","v":7}"#),
-            Ok(ClientMsg::Sync { v: 7 })
-        );
+    fn every_client_message_round_trips_through_its_documented_json() {
+        let messages = every_client_message();
+        assert_eq!(messages.len(), 13);
+        for (message, json) in messages {
+            assert_eq!(serde_json::to_string(&message).ok().as_deref(), Some(json));
+            assert_eq!(parse_client_msg(json), Ok(message.clone()));
+            let gid = Uuid::from_u128(7);
+            let wrapped = MuxClientMsg::Game { gid, msg: message };
+            let text = serde_json::to_string(&wrapped).unwrap_or_default();
+            assert_eq!(parse_mux_msg(&text), Ok(wrapped));
+        }
+    }
+
+    #[test]
+    fn every_multiplexed_message_round_trips_through_its_documented_json() {
+        let gid = Uuid::from_u128(0x0190_a5e8_0000_7000_8000_0000_0000_0001);
+        let id = "0190a5e8-0000-7000-8000-000000000001";
+        let messages = [
+            (
+                MuxClientMsg::Watch { gid, v: None },
+                format!(r#"{{"t":"watch","gid":"{id}"}}"#),
+            ),
+            (
+                MuxClientMsg::Watch { gid, v: Some(12) },
+                format!(r#"{{"t":"watch","gid":"{id}","v":12}}"#),
+            ),
+            (
+                MuxClientMsg::Unwatch { gid },
+                format!(r#"{{"t":"unwatch","gid":"{id}"}}"#),
+            ),
+            (
+                MuxClientMsg::Game {
+                    gid,
+                    msg: ClientMsg::Resign,
+                },
+                format!(r#"{{"t":"game","gid":"{id}","msg":{{"t":"resign"}}}}"#),
+            ),
+            (MuxClientMsg::Ping, r#"{"t":"ping"}"#.to_string()),
+        ];
+        for (message, json) in messages {
+            assert_eq!(serde_json::to_string(&message).ok(), Some(json.clone()));
+            assert_eq!(parse_mux_msg(&json), Ok(message));
+        }
     }
 
     #[test]
