@@ -26,6 +26,7 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
@@ -151,80 +152,94 @@ async fn serve_socket(
     let mut subscription = match handle.subscribe(viewer, since).await {
         Ok(s) => s,
         Err(e) => {
-            send_text(
-                &mut socket,
-                &ErrorEvent::new(e.code(), &e.to_string()).to_json(),
-            )
-            .await?;
-            return Ok(());
+            let error = ErrorEvent::new(e.code(), &e.to_string()).to_json();
+            return send_text(&mut socket, &error).await;
         }
     };
-    for message in &subscription.initial {
-        send_text(&mut socket, message).await?;
-    }
+    send_all(&mut socket, &subscription.initial).await?;
     let mut closing = std::pin::pin!(state.closing(logout));
     loop {
-        tokio::select! {
+        let flow = tokio::select! {
             // In this order, and the closing (shutdown, logout) only when neither of the
             // others is ready: polling it takes the lock that every socket's shutdown waiter
             // shares.
             biased;
-            frame = socket.recv() => {
-                let Some(frame) = frame else { break };
-                let frame = frame?;
-                match gate.admit_frame(&frame) {
-                    Admission::Admit => {}
-                    Admission::Refuse(error) => {
-                        send_text(&mut socket, &error).await?;
-                        continue;
-                    }
-                    Admission::Close => {
-                        let _ = socket.send(rate_limited_close()).await;
-                        break;
-                    }
-                }
-                match frame {
-                    Message::Text(text) => {
-                        if let Some(reply) = handle_frame(text.as_str(), handle, viewer).await {
-                            send_text(&mut socket, &reply).await?;
-                        }
-                    }
-                    Message::Binary(_) => {
-                        let error = ErrorEvent::new("bad_message", "send JSON text frames");
-                        send_text(&mut socket, &error.to_json()).await?;
-                    }
-                    Message::Close(_) => break,
-                    Message::Ping(_) | Message::Pong(_) => {}
-                }
-            }
+            frame = socket.recv() => match frame {
+                Some(frame) => read_frame(&mut socket, frame?, &gate, handle, viewer).await?,
+                None => Flow::Close,
+            },
             event = subscription.events.recv() => match event {
-                Ok(message) => send_text(&mut socket, &message).await?,
+                Ok(message) => send_text(&mut socket, &message).await.map(|()| Flow::Go)?,
                 Err(RecvError::Lagged(_)) => {
                     // Too slow to keep up: start again from a full snapshot.
-                    let fresh = handle.subscribe(viewer, None).await;
-                    match fresh {
-                        Ok(fresh) => {
-                            subscription = fresh;
-                            for message in &subscription.initial {
-                                send_text(&mut socket, message).await?;
-                            }
-                        }
-                        Err(_) => break,
-                    }
+                    let Ok(fresh) = handle.subscribe(viewer, None).await else { break };
+                    subscription = fresh;
+                    send_all(&mut socket, &subscription.initial).await?;
+                    Flow::Go
                 }
                 Err(RecvError::Closed) => {
                     // The game has stopped (shut down or let go): say so, rather than drop.
                     let _ = socket.send(Message::Close(None)).await;
-                    break;
+                    Flow::Close
                 }
             },
             closing = &mut closing => {
                 let _ = socket.send(closing.close_message()).await;
-                break;
+                Flow::Close
             }
+        };
+        if flow == Flow::Close {
+            break;
         }
     }
     Ok(())
+}
+
+/// Whether a socket's loop goes on after what it just did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Close,
+}
+
+async fn send_all(socket: &mut WebSocket, messages: &[Arc<str>]) -> Result<(), axum::Error> {
+    for message in messages {
+        send_text(socket, message).await?;
+    }
+    Ok(())
+}
+
+/// Passes one frame from the client through the socket's gate and carries it out, answering
+/// on this socket.
+async fn read_frame(
+    socket: &mut WebSocket,
+    frame: Message,
+    gate: &FrameGate,
+    handle: &GameHandle,
+    viewer: Option<Uuid>,
+) -> Result<Flow, axum::Error> {
+    match gate.admit_frame(&frame) {
+        Admission::Admit => {}
+        Admission::Refuse(error) => return send_text(socket, &error).await.map(|()| Flow::Go),
+        Admission::Close => {
+            let _ = socket.send(rate_limited_close()).await;
+            return Ok(Flow::Close);
+        }
+    }
+    match frame {
+        Message::Text(text) => {
+            if let Some(reply) = handle_frame(text.as_str(), handle, viewer).await {
+                send_text(socket, &reply).await?;
+            }
+        }
+        Message::Binary(_) => {
+            let error = ErrorEvent::new("bad_message", "send JSON text frames");
+            send_text(socket, &error.to_json()).await?;
+        }
+        Message::Close(_) => return Ok(Flow::Close),
+        Message::Ping(_) | Message::Pong(_) => {}
+    }
+    Ok(Flow::Go)
 }
 
 /// Handles one text frame; returns the message to send back to this socket, if any.

@@ -17,3 +17,4 @@ mod store;
 mod web;
 mod webdriver;
 mod ws_game;
+mod ws_game_ends;

@@ -259,37 +259,7 @@ async fn bad_input_on_the_multiplexed_socket_gets_an_error_and_changes_nothing()
     let mut black = MuxClient::open(&bob).await;
     let mut spectator = MuxClient::open(&carol).await;
 
-    // Frames the socket cannot read.
-    white.send(json!({ "t": "fly" })).await;
-    white.expect_error(None, "unknown_message").await;
-    white
-        .socket
-        .send_text("{not json".into())
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    white.expect_error(None, "bad_message").await;
-    white
-        .send(json!({ "t": "act", "ply": 1, "action": "e2e3" }))
-        .await;
-    white.expect_error(None, "unknown_message").await;
-    white
-        .send(json!({ "t": "game", "gid": gid, "msg": { "t": "fly" } }))
-        .await;
-    white.expect_error(None, "unknown_message").await;
-    white
-        .send(json!({ "t": "game", "gid": gid, "msg": { "t": "act", "ply": 1 } }))
-        .await;
-    white.expect_error(None, "bad_message").await;
-    let long = format!(
-        r#"{{"t":"game","gid":"{gid}","msg":{{"t":"act","ply":1,"action":"{}"}}}}"#,
-        "x".repeat(5000)
-    );
-    white
-        .socket
-        .send_text(long)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    white.expect_error(None, "frame_too_large").await;
+    refuses_unreadable_frames(&mut white, &gid).await;
     // A game not watched yet, and one that does not exist.
     white
         .send_game(&gid, json!({ "t": "act", "ply": 1, "action": "e2e3" }))
@@ -323,19 +293,7 @@ async fn bad_input_on_the_multiplexed_socket_gets_an_error_and_changes_nothing()
         client.read_until(|c| c.game(&gid).ply == 1).await;
         assert_eq!(client.game(&gid).moves, vec![legal[0].clone()]);
     }
-    // Once unwatched, a game's messages stop and its actions are refused.
-    spectator.send(json!({ "t": "unwatch", "gid": gid })).await;
-    spectator.read_until(|c| c.unwatched.contains(&gid)).await;
-    spectator.send(json!({ "t": "ping" })).await;
-    spectator
-        .read_until(|c| c.untagged.iter().any(|m| m["t"] == "pong"))
-        .await;
-    let reply = black.game(&gid).legal[0].clone();
-    black.act(&gid, &reply).await;
-    white.read_until(|c| c.game(&gid).ply == 2).await;
-    spectator.act(&gid, "e2e4").await;
-    spectator.expect_error(Some(&gid), "not_watching").await;
-    assert_eq!(spectator.game(&gid).ply, 1, "no event after the unwatch");
+    unwatching_stops_a_game(&mut spectator, &mut white, &mut black, &gid).await;
 
     // A logout closes the session's multiplexed socket as it does its game sockets.
     alice
@@ -350,6 +308,64 @@ async fn bad_input_on_the_multiplexed_socket_gets_an_error_and_changes_nothing()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(reason, "logged_out");
     server.stop().await;
+}
+
+/// Frames the socket cannot read, each answered with an error about no game.
+async fn refuses_unreadable_frames(white: &mut MuxClient, gid: &str) {
+    white.send(json!({ "t": "fly" })).await;
+    white.expect_error(None, "unknown_message").await;
+    white
+        .socket
+        .send_text("{not json".into())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    white.expect_error(None, "bad_message").await;
+    white
+        .send(json!({ "t": "act", "ply": 1, "action": "e2e3" }))
+        .await;
+    white.expect_error(None, "unknown_message").await;
+    white
+        .send(json!({ "t": "game", "gid": gid, "msg": { "t": "fly" } }))
+        .await;
+    white.expect_error(None, "unknown_message").await;
+    white
+        .send(json!({ "t": "game", "gid": gid, "msg": { "t": "act", "ply": 1 } }))
+        .await;
+    white.expect_error(None, "bad_message").await;
+    let long = format!(
+        r#"{{"t":"game","gid":"{gid}","msg":{{"t":"act","ply":1,"action":"{}"}}}}"#,
+        "x".repeat(5000)
+    );
+    white
+        .socket
+        .send_text(long)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    white.expect_error(None, "frame_too_large").await;
+}
+
+/// Once `spectator` unwatches the game (at ply 1), its messages stop and its actions are
+/// refused, while the players play on.
+async fn unwatching_stops_a_game(
+    spectator: &mut MuxClient,
+    white: &mut MuxClient,
+    black: &mut MuxClient,
+    gid: &str,
+) {
+    spectator.send(json!({ "t": "unwatch", "gid": gid })).await;
+    spectator
+        .read_until(|c| c.unwatched.iter().any(|u| u == gid))
+        .await;
+    spectator.send(json!({ "t": "ping" })).await;
+    spectator
+        .read_until(|c| c.untagged.iter().any(|m| m["t"] == "pong"))
+        .await;
+    let reply = black.game(gid).legal[0].clone();
+    black.act(gid, &reply).await;
+    white.read_until(|c| c.game(gid).ply == 2).await;
+    spectator.act(gid, "e2e4").await;
+    spectator.expect_error(Some(gid), "not_watching").await;
+    assert_eq!(spectator.game(gid).ply, 1, "no event after the unwatch");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
