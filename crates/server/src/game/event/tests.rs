@@ -148,6 +148,47 @@ fn every_other_event_kind_is_the_envelope_then_the_event() {
     }
 }
 
+/// The protocol document's events section.
+fn documented_events() -> &'static str {
+    let doc = include_str!("../../../../../docs/protocol.md");
+    let start = doc.find("#### Events (`GameEvent`)").unwrap_or(0);
+    let end = doc[start..]
+        .find("#### Applying")
+        .map_or(doc.len(), |e| start + e);
+    &doc[start..end]
+}
+
+#[test]
+fn the_protocol_document_names_every_event_kind_and_field() {
+    // The fifth is a forced one, which has every field.
+    let Some(action) = sample_action_events(Variant::Drehs, 5, 1, |_, _| None).pop() else {
+        panic!("no action sampled");
+    };
+    let section = documented_events();
+    let samples = one_of_every_other_kind().into_iter().map(|(_, e)| e);
+    for event in samples.chain([action]) {
+        let message: serde_json::Value =
+            serde_json::from_str(&event_message(1, &event, 0)).unwrap_or_default();
+        let kind = message["kind"].as_str().unwrap_or("?");
+        let Some(fields) = message.as_object() else {
+            panic!("not an object: {message}");
+        };
+        assert!(
+            section.contains(&format!("`{kind}`")),
+            "{kind} is not documented"
+        );
+        for field in fields
+            .keys()
+            .filter(|k| !["t", "v", "kind"].contains(&k.as_str()))
+        {
+            assert!(
+                section.contains(&format!("`{field}`")),
+                "{kind}'s `{field}` is not documented"
+            );
+        }
+    }
+}
+
 #[test]
 fn action_texts_that_need_escapes_are_escaped() {
     let Ok(game) = AnyGame::start(Variant::Suicide) else {

@@ -135,6 +135,37 @@ mod tests {
         }
     }
 
+    /// The protocol document, which shows client authors these messages.
+    const PROTOCOL_DOC: &str = include_str!("../../../../../docs/protocol.md");
+
+    #[test]
+    fn the_protocol_document_shows_every_client_message_as_it_is() {
+        for (_, json) in every_client_message() {
+            assert!(PROTOCOL_DOC.contains(json), "docs/protocol.md lacks {json}");
+        }
+        let gid = Uuid::from_u128(1);
+        let act = ClientMsg::Act {
+            ply: 7,
+            action: "e2e4".into(),
+        };
+        let multiplexed = [
+            MuxClientMsg::Watch { gid, v: None },
+            MuxClientMsg::Watch { gid, v: Some(12) },
+            MuxClientMsg::Unwatch { gid },
+            MuxClientMsg::Game { gid, msg: act },
+            MuxClientMsg::Ping,
+        ];
+        for message in multiplexed {
+            let json = serde_json::to_string(&message).unwrap_or_default();
+            // The document writes an elided id.
+            let shown = json.replace(&gid.to_string(), "…");
+            assert!(
+                PROTOCOL_DOC.contains(&shown),
+                "docs/protocol.md lacks {shown}"
+            );
+        }
+    }
+
     #[test]
     fn every_multiplexed_message_round_trips_through_its_documented_json() {
         let gid = Uuid::from_u128(0x0190_a5e8_0000_7000_8000_0000_0000_0001);

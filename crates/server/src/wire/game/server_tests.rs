@@ -86,6 +86,26 @@ fn a_snapshot_is_its_version_and_every_field_of_the_view() {
 }
 
 #[test]
+fn the_protocol_document_describes_every_field_of_the_view() {
+    let doc = include_str!("../../../../../docs/protocol.md");
+    let start = doc.find("#### The snapshot's `game`").unwrap_or(0);
+    let end = doc[start..]
+        .find("#### Events")
+        .map_or(doc.len(), |e| start + e);
+    let section = &doc[start..end];
+    let moves = sample_moves();
+    let view = serde_json::to_value(sample_view(&moves)).unwrap_or_default();
+    let fields = view.as_object().map(|o| o.keys().collect::<Vec<_>>());
+    assert_eq!(fields.as_ref().map(Vec::len), Some(23));
+    for field in fields.unwrap_or_default() {
+        assert!(
+            section.contains(&format!("`{field}`")),
+            "`{field}` is not in the table"
+        );
+    }
+}
+
+#[test]
 fn events_pongs_and_errors_are_exactly_their_documented_json() {
     let offered = GameEvent::DrawOffered { by: Color::Black };
     let event = GameServerMsg::Event(EventMsg {
