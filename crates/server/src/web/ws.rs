@@ -169,14 +169,19 @@ async fn serve_socket(
                 None => Flow::Close,
             },
             event = subscription.events.recv() => match event {
-                Ok(message) => send_text(&mut socket, &message).await.map(|()| Flow::Go)?,
-                Err(RecvError::Lagged(_)) => {
-                    // Too slow to keep up: start again from a full snapshot.
-                    let Ok(fresh) = handle.subscribe(viewer, None).await else { break };
-                    subscription = fresh;
-                    send_all(&mut socket, &subscription.initial).await?;
+                Ok(message) => {
+                    send_text(&mut socket, &message).await?;
                     Flow::Go
                 }
+                // Too slow to keep up: start again from a full snapshot.
+                Err(RecvError::Lagged(_)) => match handle.subscribe(viewer, None).await {
+                    Ok(fresh) => {
+                        subscription = fresh;
+                        send_all(&mut socket, &subscription.initial).await?;
+                        Flow::Go
+                    }
+                    Err(_) => Flow::Close,
+                },
                 Err(RecvError::Closed) => {
                     // The game has stopped (shut down or let go): say so, rather than drop.
                     let _ = socket.send(Message::Close(None)).await;
@@ -220,7 +225,10 @@ async fn read_frame(
 ) -> Result<Flow, axum::Error> {
     match gate.admit_frame(&frame) {
         Admission::Admit => {}
-        Admission::Refuse(error) => return send_text(socket, &error).await.map(|()| Flow::Go),
+        Admission::Refuse(error) => {
+            send_text(socket, &error).await?;
+            return Ok(Flow::Go);
+        }
         Admission::Close => {
             let _ = socket.send(rate_limited_close()).await;
             return Ok(Flow::Close);
