@@ -1,10 +1,10 @@
 //! FICS-style formulas: a user's screen on the challenges and seeks they are offered
 //! (`set formula rating > 1400 && !rated`) and their nine helper expressions `f1`..`f9`.
 //!
-//! This module owns the language (tokens, precedence, variables; the tokenizer and parser are in
-//! `parse`) and its
-//! evaluator. Text is parsed once, when the user sets it ([`Formula::parse`]); a challenge is
-//! judged by evaluating the stored trees against a [`ChallengeContext`].
+//! This module owns the language (tokens, precedence, variables) and its evaluator; `parse`
+//! holds the tokenizer and parser, `tests` the unit tests. Text is parsed once, when the user
+//! sets it ([`Formula::parse`]); a challenge is judged by evaluating the stored trees against
+//! a [`ChallengeContext`].
 //!
 //! The language, as in FICS `help formula`:
 //! - integers, variables (see [`Var`]), `maxtime(n)` / `mymaxtime(n)`, `f1`..`f9`, parentheses;
