@@ -6,6 +6,7 @@
 //! on the rules engine and serde, so the game layer, the lobby and the web layer can all use it.
 
 pub mod game;
+pub mod lobby;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
