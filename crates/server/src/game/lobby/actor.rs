@@ -173,11 +173,7 @@ impl LobbyActor {
         if let Some(id) = self.state.user_named(name) {
             return Ok(id);
         }
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = super::find_user(&self.store, name).await?;
         let user = LobbyUser {
             user_id: user.user_id,
             name: user.username,

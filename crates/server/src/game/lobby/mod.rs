@@ -277,6 +277,21 @@ impl From<GameError> for LobbyError {
     }
 }
 
+/// A user by name, any case.
+///
+/// # Errors
+/// [`LobbyError::UnknownUser`] (also for a name no account can have, such as one with a NUL,
+/// which the database would refuse), store failures.
+async fn find_user(store: &Store, name: &str) -> Result<crate::store::User, LobbyError> {
+    if name.contains('\0') {
+        return Err(LobbyError::UnknownUser(name.replace('\0', "")));
+    }
+    store
+        .user_by_name(name)
+        .await?
+        .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))
+}
+
 /// One lobby connection's stream: the snapshot first, then live events (serialized JSON).
 pub struct LobbyConnection {
     pub id: u64,
@@ -415,6 +430,11 @@ impl LobbyHandle {
             .await
     }
 
+    /// A user by name, any case.
+    async fn user_named(&self, name: &str) -> Result<crate::store::User, LobbyError> {
+        find_user(&self.store, name).await
+    }
+
     /// Games in progress.
     async fn games(&self) -> Result<LobbyReply, LobbyError> {
         let games = self.store.active_games(200).await?;
@@ -426,11 +446,7 @@ impl LobbyHandle {
 
     /// A user's last games.
     async fn history(&self, name: &str) -> Result<LobbyReply, LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let games = self
             .store
             .user_games(&user.username, None, None, HISTORY_LINES, 0)
@@ -449,11 +465,7 @@ impl LobbyHandle {
     /// # Errors
     /// [`LobbyError::UnknownUser`], store failures.
     pub async fn finger(&self, name: &str) -> Result<FingerView, LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let ratings = self.store.ratings(user.user_id).await?;
         Ok(FingerView {
             user: user.username,
@@ -473,11 +485,7 @@ impl LobbyHandle {
         name: &str,
         variant: Option<Variant>,
     ) -> Result<(String, Vec<RatingHistoryEntry>), LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let history = self.store.rating_history(user.user_id, variant).await?;
         Ok((user.username, history))
     }

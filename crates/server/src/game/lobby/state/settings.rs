@@ -92,6 +92,12 @@ impl LobbyState {
         name: SettingName,
         value: &str,
     ) -> Result<PreparedSetting, LobbyError> {
+        if value.contains('\0') {
+            // The database refuses NUL in text: refused here, as bad input.
+            return Err(LobbyError::InvalidValue(
+                "A setting cannot contain NUL.".into(),
+            ));
+        }
         let mut settings = self.info(me)?.settings.clone();
         let mut formulas = self.info(me)?.formulas.clone();
         let text = match name {
