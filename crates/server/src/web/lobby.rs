@@ -52,8 +52,12 @@ fn lobby_user(user: &User) -> LobbyUser {
 /// A refused command as the HTTP error: its code and FICS text, with the status that says
 /// what kind of refusal it is.
 fn command_error(e: LobbyError) -> ApiError {
+    let e = match e {
+        // Answered (and logged) as every store failure is.
+        LobbyError::Store(cause) => return ApiError::Store(cause),
+        other => other,
+    };
     let status = match &e {
-        LobbyError::Store(_) => return store_error(e),
         LobbyError::BadCommand(_)
         | LobbyError::InvalidValue(_)
         | LobbyError::BadFormula(_)
@@ -74,6 +78,7 @@ fn command_error(e: LobbyError) -> ApiError {
         LobbyError::Game(GameError::NotFound) => StatusCode::NOT_FOUND,
         LobbyError::Game(GameError::NotAPlayer) => StatusCode::FORBIDDEN,
         LobbyError::Game(GameError::Unavailable | GameError::Store(_))
+        | LobbyError::Store(_)
         | LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         LobbyError::Game(_) => StatusCode::CONFLICT,
     };
@@ -81,17 +86,6 @@ fn command_error(e: LobbyError) -> ApiError {
         status,
         code: e.code(),
         message: e.to_string(),
-    }
-}
-
-/// A store failure behind a command: logged, and answered as every store failure is.
-fn store_error(e: LobbyError) -> ApiError {
-    match e {
-        LobbyError::Store(cause) => {
-            tracing::error!(cause = %cause, "lobby command failed");
-            ApiError::Store(cause)
-        }
-        other => ApiError::Internal(other.to_string()),
     }
 }
 

@@ -110,15 +110,15 @@ pub enum LobbyClientMsg {
     Ping {},
 }
 
+/// A frame that is not a lobby message: its `ref` (if it could be read, so that the error
+/// answers it), the code (`bad_message` or `unknown_message`) and what is wrong.
+pub type Refusal = (Option<Value>, &'static str, String);
+
 /// Parses a lobby frame into its `ref` (if any) and its message.
 ///
 /// # Errors
-/// The `ref` (so that the error answers it), and `bad_message` or `unknown_message` with
-/// what is wrong.
-#[allow(clippy::type_complexity)]
-pub fn parse_lobby_msg(
-    text: &str,
-) -> Result<(Option<Value>, LobbyClientMsg), (Option<Value>, &'static str, String)> {
+/// The frame is not a lobby message: see [`Refusal`].
+pub fn parse_lobby_msg(text: &str) -> Result<(Option<Value>, LobbyClientMsg), Refusal> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| (None, "bad_message", format!("not JSON: {e}")))?;
     parse_lobby_value(value)
@@ -128,10 +128,7 @@ pub fn parse_lobby_msg(
 ///
 /// # Errors
 /// As [`parse_lobby_msg`].
-#[allow(clippy::type_complexity)]
-pub fn parse_lobby_value(
-    value: Value,
-) -> Result<(Option<Value>, LobbyClientMsg), (Option<Value>, &'static str, String)> {
+pub fn parse_lobby_value(value: Value) -> Result<(Option<Value>, LobbyClientMsg), Refusal> {
     let Value::Object(mut fields) = value else {
         return Err((None, "bad_message", "a message is a JSON object".into()));
     };
