@@ -14,8 +14,8 @@ use libfuzzer_sys::fuzz_target;
 use oddboard::game::formula::{ChallengeContext, FormulaSet};
 use oddboard::game::lobby::command::parse_line;
 use oddboard::rules::{Color, Variant};
-use oddboard::web::lobby::parse_lobby_msg;
-use oddboard::web::protocol::{parse_client_msg, parse_mux_msg};
+use oddboard::wire::game::{parse_client_msg, parse_mux_msg};
+use oddboard::wire::lobby::parse_lobby_msg;
 
 fuzz_target!(|data: &[u8]| {
     let parts: Vec<String> = data
@@ -26,9 +26,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = parse_line(part);
         let _ = parse_client_msg(part);
         let _ = parse_mux_msg(part);
-        if let Ok(value) = serde_json::from_str(part) {
-            let _ = parse_lobby_msg(value);
-        }
+        let _ = parse_lobby_msg(part);
     }
     let numbers = data.split(|&b| b == 0xFF).next().unwrap_or_default();
     let number = |i: usize| {

@@ -70,7 +70,8 @@ function connect() {
   });
 }
 
-/// Sends a command on the lobby socket; resolves with the reply.
+/// Sends a command on the lobby socket; resolves with its answer: `{ text, data }` for a
+/// reply, `{ text, code, error: true }` for a refusal (the `error` event answering its `ref`).
 function command(message) {
   return new Promise((resolve, reject) => {
     if (!lobby.socket || lobby.socket.readyState !== WebSocket.OPEN) {
@@ -119,14 +120,14 @@ function handle(msg) {
     case 'reply': {
       const resolve = lobby.pending.get(msg.ref);
       lobby.pending.delete(msg.ref);
-      if (resolve) resolve(msg);
+      if (resolve) resolve({ text: msg.reply, data: msg.data });
       break;
     }
     case 'error': {
-      // A command the server could not read: its caller gets the error as a refusal.
+      // A refused command (or one the server could not read) answers its `ref`.
       const resolve = lobby.pending.get(msg.ref);
       lobby.pending.delete(msg.ref);
-      if (resolve) resolve({ ok: false, code: msg.code, reply: msg.message });
+      if (resolve) resolve({ text: msg.message, code: msg.code, error: true });
       else log(msg.message, 'error');
       break;
     }
@@ -161,8 +162,8 @@ $('seek-list').addEventListener('click', async (e) => {
   const button = e.target.closest('button[data-seek]');
   if (!button) return;
   const id = Number(button.dataset.seek);
-  const reply = await command(button.classList.contains('play') ? { t: 'play', seek: id } : { t: 'unseek', id }).catch((err) => ({ reply: err.message }));
-  if (reply.reply) log(reply.reply, reply.ok === false ? 'error' : '');
+  const reply = await command(button.classList.contains('play') ? { t: 'play', seek: id } : { t: 'unseek', id }).catch((err) => ({ text: err.message, error: true }));
+  log(reply.text, reply.error ? 'error' : '');
 });
 
 function drawGraph(seeks) {
@@ -184,8 +185,8 @@ function drawGraph(seeks) {
 $('seek-graph').addEventListener('click', async (e) => {
   const point = e.target.closest('[data-seek]');
   if (!point) return;
-  const reply = await command({ t: 'play', seek: Number(point.dataset.seek) }).catch((err) => ({ reply: err.message }));
-  if (reply.reply) log(reply.reply, reply.ok === false ? 'error' : '');
+  const reply = await command({ t: 'play', seek: Number(point.dataset.seek) }).catch((err) => ({ text: err.message, error: true }));
+  log(reply.text, reply.error ? 'error' : '');
 });
 
 // Challenges --------------------------------------------------------------------------------
@@ -206,8 +207,8 @@ function renderChallenges() {
 $('challenge-list').addEventListener('click', async (e) => {
   const button = e.target.closest('button[data-challenge]');
   if (!button) return;
-  const reply = await command({ t: button.dataset.do, id: Number(button.dataset.challenge) }).catch((err) => ({ reply: err.message }));
-  if (reply.reply) log(reply.reply, reply.ok === false ? 'error' : '');
+  const reply = await command({ t: button.dataset.do, id: Number(button.dataset.challenge) }).catch((err) => ({ text: err.message, error: true }));
+  log(reply.text, reply.error ? 'error' : '');
 });
 
 // The seek / challenge form ---------------------------------------------------------------------
@@ -244,8 +245,8 @@ $('seek-form').addEventListener('submit', async (e) => {
       ? { t: 'match', user: opponent, ...terms() }
       : { t: 'seek', ...terms(), manual: $('seek-manual').checked, formula: $('seek-formula').checked, min: Number($('seek-min').value), max: Number($('seek-max').value) };
     const reply = await command(message);
-    status.textContent = reply.reply || (reply.ok ? 'Done.' : reply.code);
-    status.classList.toggle('error', reply.ok === false);
+    status.textContent = reply.text || (reply.error ? reply.code : 'Done.');
+    status.classList.toggle('error', Boolean(reply.error));
   } catch (err) {
     status.textContent = err.message;
   }
@@ -306,7 +307,7 @@ $('console-form').addEventListener('submit', async (e) => {
   log(`fics% ${line}`, 'echo');
   try {
     const reply = await command({ t: 'command', line });
-    log(reply.reply || reply.code, reply.ok === false ? 'error' : '');
+    log(reply.text || reply.code, reply.error ? 'error' : '');
   } catch (err) {
     log(err.message, 'error');
   }

@@ -8,9 +8,10 @@
 //! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/users/{name}` (finger),
 //!   `GET /api/users/{name}/ratings/history[?variant=…]`.
 //!
-//! Both command forms answer `{"ok":true,"reply":"<FICS-like text>","data":{…}}` or
-//! `{"ok":false,"code":"<stable_code>","reply":"<FICS-like text>"}` with status 200: a
-//! refused command is an ordinary answer, as on a FICS console.
+//! Over HTTP a command answers 200 `{"reply":"<FICS-like text>","data":{…}}`, and a refused
+//! one the HTTP error `{"error":"<stable_code>","message":"<FICS-like text>"}` with a real
+//! status ([`command_error`]). On the socket the same answers are the `reply` message and the
+//! shared `error` event, each echoing the command's `ref` (`crate::wire::lobby`).
 
 use super::auth::{CurrentUser, LogoutSignal, MaybeUser};
 use super::error::{ApiError, ErrorBody};
@@ -20,17 +21,18 @@ use super::openapi::UserNameParam;
 use super::proxy::ClientInfo;
 use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
-use crate::game::lobby::command::parse_line;
-use crate::game::lobby::{
-    FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyUser, MatchRequest, PlayTarget, ReplyData,
-    SeekRequest, SeekView, Which,
-};
+use crate::game::lobby::command::{parse_line, request_of, Request};
+use crate::game::lobby::{FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyUser, SeekView};
+use crate::game::GameError;
 use crate::rules::Variant;
 use crate::store::{GameSummary, RatingHistoryEntry, User};
+use crate::wire::lobby::{
+    parse_lobby_msg, parse_lobby_value, CommandAnswer, LobbyAnswer, ReplyData,
+};
 use crate::wire::ErrorEvent;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -47,44 +49,53 @@ fn lobby_user(user: &User) -> LobbyUser {
     }
 }
 
-/// The answer to a command, in the shape both endpoints and the socket use: a refused
-/// command is an ordinary answer (`ok` false, with a `code`), as on a FICS console.
-#[derive(Serialize, ToSchema)]
-struct CommandReply {
-    ok: bool,
-    /// Why the command was refused (a stable snake_case code); absent when `ok`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "no_such_seek")]
-    code: Option<&'static str>,
-    /// FICS-like text for the console.
-    reply: String,
-    /// The structured answer, for programs; absent when refused, and for `ping`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<ReplyData>,
+/// A refused command as the HTTP error: its code and FICS text, with the status that says
+/// what kind of refusal it is.
+fn command_error(e: LobbyError) -> ApiError {
+    let e = match e {
+        // Answered (and logged) as every store failure is.
+        LobbyError::Store(cause) => return ApiError::Store(cause),
+        other => other,
+    };
+    let status = match &e {
+        LobbyError::BadCommand(_)
+        | LobbyError::InvalidValue(_)
+        | LobbyError::BadFormula(_)
+        | LobbyError::OwnSeek
+        | LobbyError::SelfChallenge => StatusCode::BAD_REQUEST,
+        LobbyError::UnknownUser(_)
+        | LobbyError::NoSuchSeek
+        | LobbyError::NoChallenge
+        | LobbyError::NoPreviousGame => StatusCode::NOT_FOUND,
+        LobbyError::GuestRated
+        | LobbyError::RatingOutOfRange { .. }
+        | LobbyError::FormulaRejected { .. }
+        | LobbyError::Noplay { .. } => StatusCode::FORBIDDEN,
+        LobbyError::NotOnline(_)
+        | LobbyError::TooManySeeks
+        | LobbyError::DuplicateSeek
+        | LobbyError::Ambiguous => StatusCode::CONFLICT,
+        LobbyError::Game(GameError::NotFound) => StatusCode::NOT_FOUND,
+        LobbyError::Game(GameError::NotAPlayer) => StatusCode::FORBIDDEN,
+        LobbyError::Game(GameError::Unavailable | GameError::Store(_))
+        | LobbyError::Store(_)
+        | LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        LobbyError::Game(_) => StatusCode::CONFLICT,
+    };
+    ApiError::Refused {
+        status,
+        code: e.code(),
+        message: e.to_string(),
+    }
 }
 
-impl CommandReply {
-    fn new(result: Result<LobbyReply, LobbyError>) -> CommandReply {
-        match result {
-            Ok(reply) => CommandReply {
-                ok: true,
-                code: None,
-                reply: reply.text,
-                data: Some(reply.data),
-            },
-            Err(e) => {
-                if let LobbyError::Store(cause) = &e {
-                    tracing::error!(cause = %cause, "lobby command failed");
-                }
-                CommandReply {
-                    ok: false,
-                    code: Some(e.code()),
-                    reply: e.to_string(),
-                    data: None,
-                }
-            }
-        }
-    }
+/// The HTTP answer to a command.
+fn http_answer(result: Result<LobbyReply, LobbyError>) -> Result<Json<CommandAnswer>, ApiError> {
+    let reply = result.map_err(command_error)?;
+    Ok(Json(CommandAnswer {
+        reply: reply.text,
+        data: reply.data,
+    }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -127,8 +138,12 @@ async fn carry_out(
     tag = "lobby",
     request_body = CommandLine,
     responses(
-        (status = 200, description = "The command's answer, also when the lobby refused it.", body = CommandReply),
+        (status = 200, description = "The command's answer.", body = CommandAnswer),
+        (status = 400, description = "`bad_command` (with its usage), `invalid_value`, `bad_formula`, `own_seek`, `self_challenge`.", body = ErrorBody),
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
+        (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
+        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`line_too_long`, `bad_body`.", body = ErrorBody),
     )
 )]
@@ -137,7 +152,7 @@ async fn command(
     CurrentUser(user): CurrentUser,
     client: ClientInfo,
     JsonBody(body): JsonBody<CommandLine>,
-) -> Result<Json<CommandReply>, ApiError> {
+) -> Result<Json<CommandAnswer>, ApiError> {
     if body.line.len() > MAX_CLIENT_MESSAGE {
         return Err(ApiError::invalid(
             "line_too_long",
@@ -145,8 +160,7 @@ async fn command(
         ));
     }
     let command = parse_line(&body.line);
-    let result = carry_out(&state, lobby_user(&user), &client, command).await?;
-    Ok(Json(CommandReply::new(result)))
+    http_answer(carry_out(&state, lobby_user(&user), &client, command).await?)
 }
 
 /// Runs a lobby command given as JSON, as on the lobby socket.
@@ -159,8 +173,12 @@ async fn command(
         description = "A lobby message: an object with a string `t` (`seek`, `unseek`, `sought`, `play`, `match`, `accept`, `decline`, `withdraw`, `pending`, `rematch`, `games`, `history`, `finger`, `set`, `noplay`, `command`, `ping`) and that message's fields (`docs/protocol.md`, \"Lobby\")."
     ),
     responses(
-        (status = 200, description = "The command's answer, also when the lobby refused it.", body = CommandReply),
+        (status = 200, description = "The command's answer.", body = CommandAnswer),
+        (status = 400, description = "`bad_command` (with its usage), `invalid_value`, `bad_formula`, `own_seek`, `self_challenge`.", body = ErrorBody),
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
+        (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
+        (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
+        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`bad_message`, `unknown_message`, `bad_body`.", body = ErrorBody),
     )
 )]
@@ -169,23 +187,20 @@ async fn json_command(
     CurrentUser(user): CurrentUser,
     client: ClientInfo,
     JsonBody(body): JsonBody<Value>,
-) -> Result<Json<CommandReply>, ApiError> {
-    let message =
-        parse_lobby_msg(body).map_err(|(code, message)| ApiError::invalid(code, message))?;
-    let command = match message {
-        LobbyClientMsg::Ping => {
-            return Ok(Json(CommandReply {
-                ok: true,
-                code: None,
+) -> Result<Json<CommandAnswer>, ApiError> {
+    let (_, message) =
+        parse_lobby_value(body).map_err(|(_, code, message)| ApiError::invalid(code, message))?;
+    let command = match request_of(message).map_err(|(code, why)| ApiError::invalid(code, why))? {
+        Request::Ping => {
+            return Ok(Json(CommandAnswer {
                 reply: "pong".into(),
-                data: None,
+                data: ReplyData::Pong,
             }))
         }
-        LobbyClientMsg::Command(command) => Ok(command),
-        LobbyClientMsg::Line(line) => parse_line(&line),
+        Request::Command(command) => Ok(command),
+        Request::Line(line) => parse_line(&line),
     };
-    let result = carry_out(&state, lobby_user(&user), &client, command).await?;
-    Ok(Json(CommandReply::new(result)))
+    http_answer(carry_out(&state, lobby_user(&user), &client, command).await?)
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -317,183 +332,6 @@ fn lobby_api_error(e: LobbyError) -> ApiError {
     }
 }
 
-/// What a client may send on the lobby socket or to `POST /api/lobby`.
-#[derive(Debug, PartialEq, Eq)]
-pub enum LobbyClientMsg {
-    Command(LobbyCmd),
-    /// `{"t":"command","line":"seek 5 0"}`: a text command.
-    Line(String),
-    Ping,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Nothing {}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IdOnly {
-    id: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AllOnly {
-    #[serde(default)]
-    all: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlayMsg {
-    seek: Option<u32>,
-    user: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WhichMsg {
-    id: Option<u32>,
-    user: Option<String>,
-    #[serde(default)]
-    all: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UserOnly {
-    user: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetMsg {
-    name: Option<String>,
-    #[serde(default)]
-    value: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoplayMsg {
-    user: Option<String>,
-    #[serde(default = "yes")]
-    on: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LineMsg {
-    line: String,
-}
-
-fn which(msg: WhichMsg) -> Option<Which> {
-    if msg.all {
-        Some(Which::All)
-    } else if let Some(id) = msg.id {
-        Some(Which::Id(id))
-    } else {
-        msg.user.map(Which::User)
-    }
-}
-
-/// Parses a lobby client message: a JSON object with `"t"` (and optionally `"ref"`, which
-/// the socket echoes in the reply).
-///
-/// # Errors
-/// `(code, message)`: `bad_message` or `unknown_message`.
-pub fn parse_lobby_msg(value: Value) -> Result<LobbyClientMsg, (&'static str, String)> {
-    let Value::Object(mut fields) = value else {
-        return Err(("bad_message", "a message is a JSON object".into()));
-    };
-    let kind = match fields.remove("t") {
-        Some(Value::String(kind)) => kind,
-        _ => {
-            return Err((
-                "bad_message",
-                "a message needs a string field \"t\"".to_string(),
-            ))
-        }
-    };
-    fields.remove("ref");
-    let rest = Value::Object(fields);
-    fn parse<T: for<'de> Deserialize<'de>>(
-        kind: &str,
-        rest: Value,
-    ) -> Result<T, (&'static str, String)> {
-        serde_json::from_value(rest)
-            .map_err(|e| ("bad_message", format!("malformed `{kind}` message: {e}")))
-    }
-    let command = match kind.as_str() {
-        "ping" => {
-            parse::<Nothing>(&kind, rest)?;
-            return Ok(LobbyClientMsg::Ping);
-        }
-        "command" => return Ok(LobbyClientMsg::Line(parse::<LineMsg>(&kind, rest)?.line)),
-        "seek" => LobbyCmd::Seek(parse::<SeekRequest>(&kind, rest)?),
-        "unseek" => LobbyCmd::Unseek(parse::<IdOnly>(&kind, rest)?.id),
-        "sought" => LobbyCmd::Sought {
-            all: parse::<AllOnly>(&kind, rest)?.all,
-        },
-        "play" => {
-            let msg = parse::<PlayMsg>(&kind, rest)?;
-            LobbyCmd::Play(match (msg.seek, msg.user) {
-                (Some(n), None) => PlayTarget::Seek(n),
-                (None, Some(user)) => PlayTarget::User(user),
-                _ => {
-                    return Err((
-                        "bad_message",
-                        "`play` takes either \"seek\" or \"user\"".into(),
-                    ))
-                }
-            })
-        }
-        "match" => LobbyCmd::Match(parse::<MatchRequest>(&kind, rest)?),
-        "accept" => LobbyCmd::Accept(which(parse::<WhichMsg>(&kind, rest)?)),
-        "decline" => LobbyCmd::Decline(which(parse::<WhichMsg>(&kind, rest)?)),
-        "withdraw" => LobbyCmd::Withdraw(which(parse::<WhichMsg>(&kind, rest)?)),
-        "pending" => {
-            parse::<Nothing>(&kind, rest)?;
-            LobbyCmd::Pending
-        }
-        "rematch" => {
-            parse::<Nothing>(&kind, rest)?;
-            LobbyCmd::Rematch
-        }
-        "games" => {
-            parse::<Nothing>(&kind, rest)?;
-            LobbyCmd::Games
-        }
-        "history" => LobbyCmd::History(parse::<UserOnly>(&kind, rest)?.user),
-        "finger" => LobbyCmd::Finger(parse::<UserOnly>(&kind, rest)?.user),
-        "set" => {
-            let msg = parse::<SetMsg>(&kind, rest)?;
-            match msg.name {
-                None => LobbyCmd::Set(None),
-                Some(name) => match crate::game::lobby::command::parse_line(&format!(
-                    "set {name} {}",
-                    msg.value
-                )) {
-                    Ok(LobbyCmd::Set(Some((setting, _)))) => {
-                        LobbyCmd::Set(Some((setting, msg.value.trim().to_string())))
-                    }
-                    _ => return Err(("bad_message", format!("no setting named `{name}`"))),
-                },
-            }
-        }
-        "noplay" => {
-            let msg = parse::<NoplayMsg>(&kind, rest)?;
-            LobbyCmd::Noplay(msg.user.map(|u| (u, msg.on)))
-        }
-        other => return Err(("unknown_message", format!("unknown message type `{other}`"))),
-    };
-    Ok(LobbyClientMsg::Command(command))
-}
-
 pub async fn lobby_socket(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
@@ -604,55 +442,46 @@ async fn serve_socket(
     Ok(())
 }
 
-/// Handles one frame: always answers, with a `reply` or an `error` message.
+/// Handles one frame: always answers, with a `reply`, a `pong` or an `error` message.
 async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String {
     if text.len() > MAX_CLIENT_MESSAGE {
         let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
         return ErrorEvent::new("frame_too_large", &message).to_json();
     }
-    let value: Value = match serde_json::from_str(text) {
-        Ok(value) => value,
-        Err(e) => return ErrorEvent::new("bad_message", &format!("not JSON: {e}")).to_json(),
+    // A refused message answers its `ref` too, so that a client waiting on it hears.
+    let refuse = |reference: Option<Value>, code: &str, message: &str| {
+        ErrorEvent::new(code, message)
+            .answering(reference)
+            .to_json()
     };
-    let reference = value.get("ref").cloned();
-    let command = match parse_lobby_msg(value) {
-        // A refused command answers its `ref` too, so that a client waiting on it hears.
-        Err((code, message)) => {
-            return ErrorEvent::new(code, &message)
-                .answering(reference)
-                .to_json()
-        }
-        Ok(LobbyClientMsg::Ping) => return "{\"t\":\"pong\"}".to_string(),
-        Ok(LobbyClientMsg::Command(command)) => Ok(command),
-        Ok(LobbyClientMsg::Line(line)) => parse_line(&line),
+    let (reference, message) = match parse_lobby_msg(text) {
+        Ok(parsed) => parsed,
+        Err((reference, code, message)) => return refuse(reference, code, &message),
+    };
+    let command = match request_of(message) {
+        Err((code, message)) => return refuse(reference, code, &message),
+        Ok(Request::Ping) => return LobbyAnswer::Pong { reference }.to_json(),
+        Ok(Request::Command(command)) => Ok(command),
+        Ok(Request::Line(line)) => parse_line(&line),
     };
     let result = match carry_out(state, asker.user.clone(), asker.client, command).await {
         Ok(result) => result,
-        Err(limited) => {
-            let message = limited.message();
-            return ErrorEvent::new("rate_limited", &message)
-                .answering(reference)
-                .to_json();
+        Err(limited) => return refuse(reference, "rate_limited", &limited.message()),
+    };
+    match result {
+        Ok(reply) => LobbyAnswer::Reply {
+            reference,
+            reply: reply.text,
+            data: reply.data,
         }
-    };
-    let reply = SocketReply {
-        t: "reply",
-        reference,
-        reply: CommandReply::new(result),
-    };
-    // Cannot fail: every map in a reply has string keys.
-    serde_json::to_string(&reply).unwrap_or_default()
-}
-
-/// A command's answer on the lobby socket: `{"t":"reply","ref":…,"ok":…}`.
-#[derive(Serialize)]
-struct SocketReply {
-    t: &'static str,
-    /// The `ref` of the message answered, if it had one.
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    reference: Option<Value>,
-    #[serde(flatten)]
-    reply: CommandReply,
+        .to_json(),
+        Err(e) => {
+            if let LobbyError::Store(cause) = &e {
+                tracing::error!(cause = %cause, "lobby command failed");
+            }
+            refuse(reference, e.code(), &e.to_string())
+        }
+    }
 }
 
 pub fn router() -> Router<AppState> {
@@ -664,73 +493,4 @@ pub fn router() -> Router<AppState> {
         .route("/api/games/live", get(live_games))
         .route("/api/users/{name}", get(finger))
         .route("/api/users/{name}/ratings/history", get(rating_history))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::lobby::SettingName;
-    use crate::rules::Color;
-
-    fn parse(text: &str) -> Result<LobbyClientMsg, &'static str> {
-        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-        parse_lobby_msg(value).map_err(|(code, _)| code)
-    }
-
-    #[test]
-    fn lobby_messages_parse() {
-        assert_eq!(
-            parse(
-                r#"{"t":"seek","time":5,"inc":0,"rated":false,"color":"white","variant":"chazz","manual":true,"min":1000,"max":2000,"ref":7}"#
-            ),
-            Ok(LobbyClientMsg::Command(LobbyCmd::Seek(SeekRequest {
-                time: Some(5),
-                inc: Some(0),
-                rated: Some(false),
-                color: Some(Color::White),
-                variant: Some(Variant::Chazz),
-                manual: true,
-                formula: false,
-                min: Some(1000),
-                max: Some(2000),
-            })))
-        );
-        assert_eq!(
-            parse(r#"{"t":"play","seek":3}"#),
-            Ok(LobbyClientMsg::Command(LobbyCmd::Play(PlayTarget::Seek(3))))
-        );
-        assert_eq!(
-            parse(r#"{"t":"decline","all":true}"#),
-            Ok(LobbyClientMsg::Command(LobbyCmd::Decline(Some(Which::All))))
-        );
-        assert_eq!(
-            parse(r#"{"t":"set","name":"f2","value":"rating > 3"}"#),
-            Ok(LobbyClientMsg::Command(LobbyCmd::Set(Some((
-                SettingName::Formula(2),
-                "rating > 3".into()
-            )))))
-        );
-        assert_eq!(
-            parse(r#"{"t":"command","line":"sought all"}"#),
-            Ok(LobbyClientMsg::Line("sought all".into()))
-        );
-        assert_eq!(parse(r#"{"t":"ping"}"#), Ok(LobbyClientMsg::Ping));
-    }
-
-    #[test]
-    fn bad_lobby_messages_are_named() {
-        assert_eq!(parse("[]"), Err("bad_message"));
-        assert_eq!(parse(r#"{"x":1}"#), Err("bad_message"));
-        assert_eq!(parse(r#"{"t":"fly"}"#), Err("unknown_message"));
-        assert_eq!(
-            parse(r#"{"t":"seek","colour":"white"}"#),
-            Err("bad_message")
-        );
-        assert_eq!(parse(r#"{"t":"seek","time":-1}"#), Err("bad_message"));
-        assert_eq!(parse(r#"{"t":"play"}"#), Err("bad_message"));
-        assert_eq!(
-            parse(r#"{"t":"set","name":"nonsense"}"#),
-            Err("bad_message")
-        );
-    }
 }

@@ -9,6 +9,7 @@
 //! held to these types' serde output byte for byte by tests.
 
 pub mod game;
+pub mod lobby;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -9,6 +9,8 @@ mod crash;
 mod limits;
 mod loadtest;
 mod lobby;
+mod lobby_protocol;
+mod lobby_ratings;
 mod mux;
 mod ops;
 mod outage;

@@ -1,5 +1,6 @@
-//! The FICS-style text form of lobby commands: parsing a console line into a [`LobbyCmd`]
-//! and the text of replies (seek lines, `sought`, `games`, `history`, `finger`).
+//! The two forms of lobby commands made one: a console line ([`parse_line`]) or a JSON
+//! message ([`request_of`]) into a [`LobbyCmd`]; and the text of replies (seek lines,
+//! `sought`, `games`, `history`, `finger`).
 //!
 //! Words are case-insensitive; abbreviations follow FICS (`r`/`u`, `w`/`b`, `a`/`m`, `f`).
 
@@ -9,6 +10,7 @@ use super::{
 };
 use crate::rules::{Color, Variant};
 use crate::store::GameSummary;
+use crate::wire::lobby::{LobbyClientMsg, WhichMsg};
 use std::fmt::Write;
 
 /// What `help` prints.
@@ -133,6 +135,69 @@ pub fn parse_line(line: &str) -> Result<LobbyCmd, LobbyError> {
             "{other}: Command not found. (`help` lists the lobby commands.)"
         ))),
     }
+}
+
+/// What a lobby client message asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Command(LobbyCmd),
+    /// A text command, parsed with [`parse_line`] when it is carried out.
+    Line(String),
+    Ping,
+}
+
+fn which(msg: WhichMsg) -> Option<Which> {
+    if msg.all {
+        Some(Which::All)
+    } else if let Some(id) = msg.id {
+        Some(Which::Id(id))
+    } else {
+        msg.user.map(Which::User)
+    }
+}
+
+/// The command a JSON message stands for.
+///
+/// # Errors
+/// `bad_message`: a `play` with neither or both of `seek` and `user`, a `set` of a setting
+/// that does not exist.
+pub fn request_of(message: LobbyClientMsg) -> Result<Request, (&'static str, String)> {
+    let command = match message {
+        LobbyClientMsg::Ping {} => return Ok(Request::Ping),
+        LobbyClientMsg::Command { line } => return Ok(Request::Line(line)),
+        LobbyClientMsg::Seek(request) => LobbyCmd::Seek(request),
+        LobbyClientMsg::Unseek { id } => LobbyCmd::Unseek(id),
+        LobbyClientMsg::Sought { all } => LobbyCmd::Sought { all },
+        LobbyClientMsg::Play { seek, user } => LobbyCmd::Play(match (seek, user) {
+            (Some(n), None) => PlayTarget::Seek(n),
+            (None, Some(user)) => PlayTarget::User(user),
+            _ => {
+                let why = "`play` takes either \"seek\" or \"user\"";
+                return Err(("bad_message", why.into()));
+            }
+        }),
+        LobbyClientMsg::Match(request) => LobbyCmd::Match(request),
+        LobbyClientMsg::Accept(msg) => LobbyCmd::Accept(which(msg)),
+        LobbyClientMsg::Decline(msg) => LobbyCmd::Decline(which(msg)),
+        LobbyClientMsg::Withdraw(msg) => LobbyCmd::Withdraw(which(msg)),
+        LobbyClientMsg::Pending {} => LobbyCmd::Pending,
+        LobbyClientMsg::Rematch {} => LobbyCmd::Rematch,
+        LobbyClientMsg::Games {} => LobbyCmd::Games,
+        LobbyClientMsg::History { user } => LobbyCmd::History(user),
+        LobbyClientMsg::Finger { user } => LobbyCmd::Finger(user),
+        LobbyClientMsg::Set { name: None, .. } => LobbyCmd::Set(None),
+        LobbyClientMsg::Set {
+            name: Some(name),
+            value,
+        } => match parse_set(&format!("{name} {value}")) {
+            Ok(LobbyCmd::Set(Some((setting, _)))) => {
+                LobbyCmd::Set(Some((setting, value.trim().to_string())))
+            }
+            _ => return Err(("bad_message", format!("no setting named `{name}`"))),
+        },
+        LobbyClientMsg::Noplay { user, on } => LobbyCmd::Noplay(user.map(|u| (u, on))),
+    };
+    Ok(Request::Command(command))
 }
 
 const SEEK_USAGE: &str =

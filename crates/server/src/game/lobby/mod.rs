@@ -3,9 +3,11 @@
 //! user's seeks pairing at once, an accept against a pairing) is decided by the order in
 //! which the actor takes its messages.
 //!
-//! - [`command`]: the FICS-style text commands (`seek 5 0 rated chazz`) parsed into
-//!   [`LobbyCmd`], the same typed commands the JSON protocol carries.
-//! - `actor`: the state and the FICS matching rules (see `docs/protocol.md`, "Lobby").
+//! - [`command`]: the FICS-style text commands (`seek 5 0 rated chazz`) and the JSON
+//!   messages (`crate::wire::lobby`) turned into one typed [`LobbyCmd`]; the text of replies.
+//! - `state`: the lobby as plain state: seeks, challenges, users, formulas and the FICS
+//!   matching rules (see `docs/protocol.md`, "Lobby"), one file per group of commands.
+//! - `actor`: the task around the state, doing its I/O (store, game creation, sending).
 //!
 //! Games are started through [`Games::create_started`]; the lobby learns about every other
 //! game start (rematches, open challenges) and end from [`Games::notices`], removes the
@@ -14,12 +16,16 @@
 
 mod actor;
 pub mod command;
+mod state;
 
 use super::formula::FormulaError;
 use super::{GameError, Games};
-use crate::rules::{Color, Variant};
-use crate::store::{GameSummary, RatingHistoryEntry, RatingRecord, Store, StoreError};
-use serde::{Deserialize, Serialize};
+use crate::rules::Variant;
+use crate::store::{RatingHistoryEntry, RatingRecord, Store, StoreError};
+pub use crate::wire::lobby::{
+    ChallengeView, FingerView, GameStartedView, MatchRequest, RatingView, ReplyData, SeekRequest,
+    SeekView,
+};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,38 +65,6 @@ pub struct LobbyUser {
     pub name: String,
     /// Registered account (not a guest).
     pub registered: bool,
-}
-
-/// Seek parameters as asked; anything left out takes the FICS default (time, inc and
-/// variant from the user's settings, rated for registered users and unrated for guests, no
-/// colour, auto, no formula, 0-9999).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SeekRequest {
-    pub time: Option<u32>,
-    pub inc: Option<u32>,
-    pub rated: Option<bool>,
-    pub color: Option<Color>,
-    pub variant: Option<Variant>,
-    #[serde(default)]
-    pub manual: bool,
-    #[serde(default)]
-    pub formula: bool,
-    pub min: Option<i64>,
-    pub max: Option<i64>,
-}
-
-/// `match`: a challenge to one user; defaults as for seeks.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchRequest {
-    pub user: String,
-    pub time: Option<u32>,
-    pub inc: Option<u32>,
-    pub rated: Option<bool>,
-    /// The colour the challenger wants.
-    pub color: Option<Color>,
-    pub variant: Option<Variant>,
 }
 
 /// Which challenge `accept`, `decline` and `withdraw` mean: a number, the other user's name,
@@ -148,72 +122,6 @@ pub enum LobbyCmd {
     Help,
 }
 
-/// A seek as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct SeekView {
-    pub id: u32,
-    pub user: String,
-    /// The seeker's rating in the seek's variant; null for guests.
-    pub rating: Option<i64>,
-    pub provisional: bool,
-    pub variant: Variant,
-    pub time: u32,
-    pub inc: u32,
-    pub rated: bool,
-    /// The colour the seeker wants; null for none.
-    pub color: Option<Color>,
-    pub manual: bool,
-    /// Whether responders are screened by the seeker's formula.
-    pub formula: bool,
-    pub min: i64,
-    pub max: i64,
-}
-
-/// A challenge (match request) as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct ChallengeView {
-    pub id: u32,
-    pub from: String,
-    pub to: String,
-    pub from_rating: Option<i64>,
-    pub to_rating: Option<i64>,
-    pub variant: Variant,
-    pub time: u32,
-    pub inc: u32,
-    pub rated: bool,
-    /// The colour the challenger plays; null for none.
-    pub color: Option<Color>,
-    /// The manual seek this challenge answers, if any.
-    pub seek: Option<u32>,
-}
-
-/// A started game as the lobby announces it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct GameStartedView {
-    pub game_id: Uuid,
-    pub white: String,
-    pub black: String,
-    pub variant: Variant,
-    pub rated: bool,
-    pub time: u32,
-    pub inc: u32,
-}
-
-/// One variant's rating in `finger`.
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct RatingView {
-    pub variant: Variant,
-    /// Rounded.
-    pub rating: i64,
-    pub deviation: f64,
-    pub volatility: f64,
-    pub provisional: bool,
-    pub games: i32,
-    pub wins: i32,
-    pub losses: i32,
-    pub draws: i32,
-}
-
 impl From<&RatingRecord> for RatingView {
     fn from(r: &RatingRecord) -> Self {
         let glicko = super::rating::Glicko::from(r.values);
@@ -231,73 +139,8 @@ impl From<&RatingRecord> for RatingView {
     }
 }
 
-/// `finger`: who a user is, their ratings and their results.
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct FingerView {
-    pub user: String,
-    pub registered: bool,
-    pub created_at: chrono::DateTime<chrono::Utc>,
-    /// Only variants the user has a rating in; others are 1500, provisional.
-    pub ratings: Vec<RatingView>,
-    /// Rated games over all variants.
-    pub rated_games: i32,
-}
-
-/// The structured part of a reply (the `data` of the JSON forms).
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ReplyData {
-    /// The seek was posted; `challenges` were sent to matching manual seekers.
-    SeekPosted {
-        seek: SeekView,
-        challenges: Vec<ChallengeView>,
-    },
-    GameStarted {
-        game: GameStartedView,
-    },
-    ChallengeSent {
-        challenge: ChallengeView,
-    },
-    Seeks {
-        seeks: Vec<SeekView>,
-    },
-    /// Seeks taken down.
-    Unseeked {
-        ids: Vec<u32>,
-    },
-    /// Challenges removed by decline or withdraw.
-    ChallengesRemoved {
-        ids: Vec<u32>,
-    },
-    Pending {
-        incoming: Vec<ChallengeView>,
-        outgoing: Vec<ChallengeView>,
-    },
-    Settings {
-        time: i32,
-        inc: i32,
-        variant: Variant,
-        formula: String,
-        f: Vec<String>,
-    },
-    Noplay {
-        users: Vec<String>,
-    },
-    Games {
-        games: Vec<GameSummary>,
-    },
-    History {
-        user: String,
-        games: Vec<GameSummary>,
-    },
-    Finger {
-        finger: FingerView,
-    },
-    Help,
-}
-
 /// A successful command's answer: FICS-like text for the console, data for programs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LobbyReply {
     pub text: String,
     pub data: ReplyData,
@@ -432,6 +275,21 @@ impl From<GameError> for LobbyError {
     fn from(e: GameError) -> Self {
         LobbyError::Game(e)
     }
+}
+
+/// A user by name, any case.
+///
+/// # Errors
+/// [`LobbyError::UnknownUser`] (also for a name no account can have, such as one with a NUL,
+/// which the database would refuse), store failures.
+async fn find_user(store: &Store, name: &str) -> Result<crate::store::User, LobbyError> {
+    if name.contains('\0') {
+        return Err(LobbyError::UnknownUser(name.replace('\0', "")));
+    }
+    store
+        .user_by_name(name)
+        .await?
+        .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))
 }
 
 /// One lobby connection's stream: the snapshot first, then live events (serialized JSON).
@@ -572,6 +430,11 @@ impl LobbyHandle {
             .await
     }
 
+    /// A user by name, any case.
+    async fn user_named(&self, name: &str) -> Result<crate::store::User, LobbyError> {
+        find_user(&self.store, name).await
+    }
+
     /// Games in progress.
     async fn games(&self) -> Result<LobbyReply, LobbyError> {
         let games = self.store.active_games(200).await?;
@@ -583,11 +446,7 @@ impl LobbyHandle {
 
     /// A user's last games.
     async fn history(&self, name: &str) -> Result<LobbyReply, LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let games = self
             .store
             .user_games(&user.username, None, None, HISTORY_LINES, 0)
@@ -606,11 +465,7 @@ impl LobbyHandle {
     /// # Errors
     /// [`LobbyError::UnknownUser`], store failures.
     pub async fn finger(&self, name: &str) -> Result<FingerView, LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let ratings = self.store.ratings(user.user_id).await?;
         Ok(FingerView {
             user: user.username,
@@ -630,11 +485,7 @@ impl LobbyHandle {
         name: &str,
         variant: Option<Variant>,
     ) -> Result<(String, Vec<RatingHistoryEntry>), LobbyError> {
-        let user = self
-            .store
-            .user_by_name(name)
-            .await?
-            .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))?;
+        let user = self.user_named(name).await?;
         let history = self.store.rating_history(user.user_id, variant).await?;
         Ok((user.username, history))
     }
