@@ -223,12 +223,26 @@ async fn session_lifecycle(pool: PgPool) -> Result<(), StoreError> {
     Ok(())
 }
 
-#[sqlx::test(migrations = "./migrations")]
-async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
-    pool: PgPool,
-) -> Result<(), StoreError> {
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
+/// Guests in every situation the purge tells apart: all created at `at(0)` but `young`.
+struct Guests {
+    /// Its only session expired.
+    idle: User,
+    /// Has a live session.
+    signed_in: User,
+    /// Finished a game.
+    finished: User,
+    /// Is in a game in play.
+    playing: User,
+    /// Has an open challenge.
+    challenging: User,
+    /// Has only an aborted game and a withdrawn challenge.
+    aborted: User,
+    /// Created after the purge's range.
+    young: User,
+}
+
+/// Creates the [`Guests`] and backdates them.
+async fn guests_of_every_kind(store: &Store) -> Result<Guests, StoreError> {
     let guest = |name: &'static str| {
         let store = store.clone();
         async move {
@@ -238,45 +252,80 @@ async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
                 .unwrap_or_else(|e| panic!("{e}"))
         }
     };
-    let idle = guest("Guest0001").await;
-    let signed_in = guest("Guest0002").await;
-    let finished = guest("Guest0003").await;
-    let playing = guest("Guest0004").await;
-    let challenging = guest("Guest0005").await;
-    let aborted = guest("Guest0006").await;
-    let young = guest("Guest0007").await;
+    let guests = Guests {
+        idle: guest("Guest0001").await,
+        signed_in: guest("Guest0002").await,
+        finished: guest("Guest0003").await,
+        playing: guest("Guest0004").await,
+        challenging: guest("Guest0005").await,
+        aborted: guest("Guest0006").await,
+        young: guest("Guest0007").await,
+    };
     let old = [
-        &idle,
-        &signed_in,
-        &finished,
-        &playing,
-        &challenging,
-        &aborted,
+        &guests.idle,
+        &guests.signed_in,
+        &guests.finished,
+        &guests.playing,
+        &guests.challenging,
+        &guests.aborted,
     ];
-    for (user, created_at) in old.iter().map(|u| (u, at(0))).chain([(&&young, at(200))]) {
+    for (user, created_at) in old
+        .into_iter()
+        .map(|u| (u, at(0)))
+        .chain([(&guests.young, at(200))])
+    {
         sqlx::query("update app_user set created_at = $2 where user_id = $1")
             .bind(user.user_id)
             .bind(created_at)
             .execute(store.pool())
             .await?;
     }
+    Ok(guests)
+}
+
+/// The games a purged guest takes along and the one a kept guest keeps.
+struct GuestGames {
+    won: Uuid,
+    against_alice: Uuid,
+    withdrawn: Uuid,
+}
+
+/// Gives each of the [`Guests`] its sessions and games, against `alice`.
+async fn give_guests_their_pasts(
+    store: &Store,
+    guests: &Guests,
+    alice: &User,
+) -> Result<GuestGames, StoreError> {
     store
-        .create_session(signed_in.user_id, &token_hash(1), at(1_000))
+        .create_session(guests.signed_in.user_id, &token_hash(1), at(1_000))
         .await?;
     store
-        .create_session(idle.user_id, &token_hash(2), at(50))
+        .create_session(guests.idle.user_id, &token_hash(2), at(50))
         .await?;
-    let won = started_game(&store, finished.user_id, alice.user_id, Variant::Suicide).await;
+    let won = started_game(
+        store,
+        guests.finished.user_id,
+        alice.user_id,
+        Variant::Suicide,
+    )
+    .await;
     store
         .finish_game(won, &Outcome::draw(EndReason::Agreement), at(3))
         .await?;
-    started_game(&store, alice.user_id, playing.user_id, Variant::Suicide).await;
+    started_game(
+        store,
+        alice.user_id,
+        guests.playing.user_id,
+        Variant::Suicide,
+    )
+    .await;
     store
-        .create_game(&new_game(challenging.user_id, Variant::Chad))
+        .create_game(&new_game(guests.challenging.user_id, Variant::Chad))
         .await?;
     // An aborted game and an aborted open challenge, which go with the guest.
-    let against_alice = started_game(&store, aborted.user_id, alice.user_id, Variant::Duel).await;
-    let withdrawn = new_game(aborted.user_id, Variant::Chad);
+    let against_alice =
+        started_game(store, guests.aborted.user_id, alice.user_id, Variant::Duel).await;
+    let withdrawn = new_game(guests.aborted.user_id, Variant::Chad);
     store.create_game(&withdrawn).await?;
     store.append_actions(&[action(against_alice, 1)]).await?;
     for game in [against_alice, withdrawn.game_id] {
@@ -284,6 +333,21 @@ async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
             .finish_game(game, &Outcome::draw(EndReason::Aborted), at(3))
             .await?;
     }
+    Ok(GuestGames {
+        won,
+        against_alice,
+        withdrawn: withdrawn.game_id,
+    })
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let guests = guests_of_every_kind(&store).await?;
+    let games = give_guests_their_pasts(&store, &guests, &alice).await?;
 
     // Not a guest created outside the range.
     assert_eq!(
@@ -298,21 +362,21 @@ async fn guests_that_cannot_come_back_and_never_finished_a_game_are_purged(
 
     assert_eq!(purged, 2);
     for (user, kept) in [
-        (&idle, false),
-        (&aborted, false),
-        (&signed_in, true),
-        (&finished, true),
-        (&playing, true),
-        (&challenging, true),
-        (&young, true),
+        (&guests.idle, false),
+        (&guests.aborted, false),
+        (&guests.signed_in, true),
+        (&guests.finished, true),
+        (&guests.playing, true),
+        (&guests.challenging, true),
+        (&guests.young, true),
         (&alice, true),
     ] {
         let found = store.user_by_id(user.user_id).await?.is_some();
         assert_eq!(found, kept, "{}", user.username);
     }
-    assert_eq!(store.load_game(against_alice).await?, None);
-    assert_eq!(store.load_game(withdrawn.game_id).await?, None);
-    assert!(store.load_game(won).await?.is_some());
+    assert_eq!(store.load_game(games.against_alice).await?, None);
+    assert_eq!(store.load_game(games.withdrawn).await?, None);
+    assert!(store.load_game(games.won).await?.is_some());
     assert_eq!(store.session(&token_hash(2), at(0)).await?, None);
     // Nothing more to purge.
     assert_eq!(

@@ -41,14 +41,9 @@ async fn status_of(store: &Store, game_id: Uuid) -> Option<GameStatus> {
         .map(|game| game.status)
 }
 
-/// Every kind of change, to different games, in one batch: one statement commits them all.
-#[sqlx::test(migrations = "./migrations")]
-async fn one_batch_creates_starts_plays_and_ends_games(pool: PgPool) -> Result<(), StoreError> {
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let bob = registered(&store, "Bob").await;
-    let (a, b) = (alice.user_id, bob.user_id);
-    let created = NewGame {
+/// A Davey Drehs game of `creator` with a clock, dice and a start position of its own.
+fn game_with_every_setting(creator: Uuid) -> NewGame {
+    NewGame {
         clock: Some(TimeControl {
             initial_ms: 60_000,
             increment_ms: 1_000,
@@ -56,8 +51,42 @@ async fn one_batch_creates_starts_plays_and_ends_games(pool: PgPool) -> Result<(
         dice_commitment: Some("c0ffee".into()),
         dice_seed: Some(vec![7; 32]),
         start_position: Some("8/8/8/8/8/8/8/8 w - - 0 1".into()),
-        ..new_game(a, Variant::Drehs)
-    };
+        ..new_game(creator, Variant::Drehs)
+    }
+}
+
+/// `created` is stored waiting, with each of its settings.
+async fn assert_stored_as_created(store: &Store, created: &NewGame) -> Result<(), StoreError> {
+    let loaded = store.load_game(created.game_id).await?.expect("created");
+    assert_eq!(
+        (
+            loaded.status,
+            loaded.variant,
+            loaded.clock,
+            loaded.start_position,
+            loaded.dice_commitment,
+            loaded.dice_seed
+        ),
+        (
+            GameStatus::Waiting,
+            created.variant,
+            created.clock,
+            created.start_position.clone(),
+            created.dice_commitment.clone(),
+            created.dice_seed.clone()
+        )
+    );
+    Ok(())
+}
+
+/// Every kind of change, to different games, in one batch: one statement commits them all.
+#[sqlx::test(migrations = "./migrations")]
+async fn one_batch_creates_starts_plays_and_ends_games(pool: PgPool) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let (a, b) = (alice.user_id, bob.user_id);
+    let created = game_with_every_setting(a);
     let waiting = new_game(a, Variant::Chazz);
     store.create_game(&waiting).await?;
     let playing = started_game(&store, a, b, Variant::Suicide).await;
@@ -78,25 +107,7 @@ async fn one_batch_creates_starts_plays_and_ends_games(pool: PgPool) -> Result<(
         .await?;
 
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");
-    let loaded = store.load_game(created.game_id).await?.expect("created");
-    assert_eq!(
-        (
-            loaded.status,
-            loaded.variant,
-            loaded.clock,
-            loaded.start_position,
-            loaded.dice_commitment,
-            loaded.dice_seed
-        ),
-        (
-            GameStatus::Waiting,
-            Variant::Drehs,
-            created.clock,
-            created.start_position,
-            created.dice_commitment,
-            created.dice_seed
-        )
-    );
+    assert_stored_as_created(&store, &created).await?;
     let started = store.load_game(waiting.game_id).await?.expect("started");
     assert_eq!(
         (

@@ -11,8 +11,8 @@ use crate::store::{
 use chrono::{DateTime, Utc};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::{
-    ColorChoice, GameStatus, GameSummary, JsonText, NewAction, NewGame, PlayerResult, Store,
-    StoreError, TimeControl, UnfinishedGame, VariantResults,
+    ColorChoice, GameStatus, JsonText, NewAction, NewGame, PlayerResult, Store, StoreError,
+    TimeControl, UnfinishedGame, VariantResults,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -457,6 +457,67 @@ async fn overdue_games_are_expired_challenges_and_idle_games_without_a_clock(
     Ok(())
 }
 
+/// Alice's finished games against Bob, by how they ended for her.
+struct AlicesGames {
+    won_as_white: Uuid,
+    won_as_black: Uuid,
+    lost: Uuid,
+    drawn: Uuid,
+    chad_win: Uuid,
+}
+
+/// Alice (`a`) against Bob (`b`): wins as White and as Black, loses once, draws once, in
+/// Suicide; one Chad win; one Suicide game still running and one aborted, which count for
+/// nothing.
+async fn alices_games(store: &Store, a: Uuid, b: Uuid) -> Result<AlicesGames, StoreError> {
+    let games = AlicesGames {
+        won_as_white: started_game(store, a, b, Variant::Suicide).await,
+        won_as_black: started_game(store, b, a, Variant::Suicide).await,
+        lost: started_game(store, a, b, Variant::Suicide).await,
+        drawn: started_game(store, b, a, Variant::Suicide).await,
+        chad_win: started_game(store, b, a, Variant::Chad).await,
+    };
+    started_game(store, a, b, Variant::Suicide).await;
+    let aborted = started_game(store, a, b, Variant::Suicide).await;
+    let endings = [
+        (
+            games.won_as_white,
+            Outcome::win(Color::White, EndReason::Resignation),
+        ),
+        (
+            games.won_as_black,
+            Outcome::win(Color::Black, EndReason::Timeout),
+        ),
+        (
+            games.lost,
+            Outcome::win(Color::Black, EndReason::Resignation),
+        ),
+        (games.drawn, Outcome::draw(EndReason::Agreement)),
+        (
+            games.chad_win,
+            Outcome::win(Color::Black, EndReason::Resignation),
+        ),
+        (aborted, Outcome::draw(EndReason::Aborted)),
+    ];
+    for (game, outcome) in endings {
+        store.finish_game(game, &outcome, at(20)).await?;
+    }
+    Ok(games)
+}
+
+/// The ids, sorted, of `name`'s games with `result` (of `variant`, if given).
+async fn game_ids_with_result(
+    store: &Store,
+    name: &str,
+    variant: Option<Variant>,
+    result: PlayerResult,
+) -> Result<Vec<Uuid>, StoreError> {
+    let games = store.user_games(name, variant, Some(result), 10, 0).await?;
+    let mut ids: Vec<Uuid> = games.into_iter().map(|g| g.game_id).collect();
+    ids.sort();
+    Ok(ids)
+}
+
 #[sqlx::test(migrations = "./migrations")]
 async fn results_are_counted_and_filtered_from_each_players_side(
     pool: PgPool,
@@ -464,30 +525,7 @@ async fn results_are_counted_and_filtered_from_each_players_side(
     let store = Store::from_pool(pool);
     let alice = registered(&store, "Alice").await;
     let bob = registered(&store, "Bob").await;
-    let (a, b) = (alice.user_id, bob.user_id);
-    // Alice: wins as White and as Black, loses once, draws once, in Suicide; one Chad win;
-    // one Suicide game still running and one aborted, which count for nothing.
-    let won_as_white = started_game(&store, a, b, Variant::Suicide).await;
-    let won_as_black = started_game(&store, b, a, Variant::Suicide).await;
-    let lost = started_game(&store, a, b, Variant::Suicide).await;
-    let drawn = started_game(&store, b, a, Variant::Suicide).await;
-    let chad = started_game(&store, b, a, Variant::Chad).await;
-    started_game(&store, a, b, Variant::Suicide).await;
-    let aborted = started_game(&store, a, b, Variant::Suicide).await;
-    let endings = [
-        (
-            won_as_white,
-            Outcome::win(Color::White, EndReason::Resignation),
-        ),
-        (won_as_black, Outcome::win(Color::Black, EndReason::Timeout)),
-        (lost, Outcome::win(Color::Black, EndReason::Resignation)),
-        (drawn, Outcome::draw(EndReason::Agreement)),
-        (chad, Outcome::win(Color::Black, EndReason::Resignation)),
-        (aborted, Outcome::draw(EndReason::Aborted)),
-    ];
-    for (game, outcome) in endings {
-        store.finish_game(game, &outcome, at(20)).await?;
-    }
+    let games = alices_games(&store, alice.user_id, bob.user_id).await?;
 
     let counted = |v: Variant, finished, wins, draws, losses| VariantResults {
         variant: v,
@@ -512,40 +550,23 @@ async fn results_are_counted_and_filtered_from_each_players_side(
     );
     assert!(store.user_results("nobody").await?.is_empty());
 
-    let ids = |games: Vec<GameSummary>| {
-        let mut ids: Vec<Uuid> = games.into_iter().map(|g| g.game_id).collect();
-        ids.sort();
-        ids
-    };
-    let sorted = |mut v: Vec<Uuid>| {
-        v.sort();
-        v
-    };
-    let alice_wins = store
-        .user_games("alice", None, Some(PlayerResult::Win), 10, 0)
-        .await?;
+    let mut alice_wins = vec![games.won_as_white, games.won_as_black, games.chad_win];
+    alice_wins.sort();
     assert_eq!(
-        ids(alice_wins),
-        sorted(vec![won_as_white, won_as_black, chad])
+        game_ids_with_result(&store, "alice", None, PlayerResult::Win).await?,
+        alice_wins
     );
-    let bob_wins = store
-        .user_games(
-            "bob",
-            Some(Variant::Suicide),
-            Some(PlayerResult::Win),
-            10,
-            0,
-        )
-        .await?;
-    assert_eq!(ids(bob_wins), [lost]);
-    let alice_losses = store
-        .user_games("alice", None, Some(PlayerResult::Loss), 10, 0)
-        .await?;
-    assert_eq!(ids(alice_losses), [lost]);
-    let draws = store
-        .user_games("alice", None, Some(PlayerResult::Draw), 10, 0)
-        .await?;
-    assert_eq!(ids(draws), [drawn]);
+    let bob_suicide_wins =
+        game_ids_with_result(&store, "bob", Some(Variant::Suicide), PlayerResult::Win).await?;
+    assert_eq!(bob_suicide_wins, [games.lost]);
+    assert_eq!(
+        game_ids_with_result(&store, "alice", None, PlayerResult::Loss).await?,
+        [games.lost]
+    );
+    assert_eq!(
+        game_ids_with_result(&store, "alice", None, PlayerResult::Draw).await?,
+        [games.drawn]
+    );
     Ok(())
 }
 
