@@ -19,5 +19,7 @@ mod store_games;
 mod store_lobby;
 mod store_writer;
 mod web;
+mod web_hardening;
+mod web_sockets;
 mod webdriver;
 mod ws_game;
