@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 
 /// `grid[rank][file]`, rank 0 = rank 1; `'.'` for an empty square.
 type Grid = [[char; 12]; 12];
+/// A move from one (file, rank) square to another, both from 0.
+type Move = ((i32, i32), (i32, i32));
 
 const WHITE_CASTLE: &str = "c3 d3 e3 c4 d4 e4 c5 d5 e5";
 const WHITE_WALL: &str = "c2 d2 e2 b3 b4 b5 f3 f4 f5 c6 d6 e6";
@@ -258,8 +260,6 @@ struct Tally {
     promotions: usize,
     endings: usize,
 }
-
-type Move = ((i32, i32), (i32, i32));
 
 #[test]
 fn engine_agrees_with_the_reference_generator_on_random_games() {
