@@ -83,122 +83,130 @@ fn words(text: &str) -> Vec<String> {
 
 /// Checks one case, returning a description of every way it fails.
 fn check_case(variant: Variant, case: &Case) -> Vec<String> {
-    let mut failures = Vec::new();
-    let mut fail = |what: String| failures.push(format!("{}: {what}", case.label()));
+    let label = case.label();
+    let game = match play_setup(variant, case) {
+        Ok(game) => game,
+        Err(failure) => return vec![format!("{label}: {failure}")],
+    };
+    let legal: BTreeSet<String> = game.legal_actions().into_iter().collect();
+    case.fields
+        .iter()
+        .flat_map(|(key, value)| check_field(&game, &legal, key, value))
+        .map(|failure| format!("{label}: {failure}"))
+        .collect()
+}
+
+/// The game of the case's `position` (or the start) after its `play` actions.
+fn play_setup(variant: Variant, case: &Case) -> Result<AnyGame, String> {
     let setup = match case.get("position") {
         Some(position) => AnyGame::from_position(variant, position).map_err(|e| e.to_string()),
         None => AnyGame::start(variant).map_err(|e| e.to_string()),
     };
-    let mut game = match setup {
-        Ok(game) => game,
-        Err(e) => {
-            fail(format!("position refused: {e}"));
-            return failures;
-        }
-    };
+    let mut game = setup.map_err(|e| format!("position refused: {e}"))?;
     for action in words(case.get("play").unwrap_or("")) {
-        if let Err(e) = game.play(&action) {
-            fail(format!("play {action}: {e}"));
-            return failures;
-        }
+        game.play(&action)
+            .map_err(|e| format!("play {action}: {e}"))?;
     }
-    let legal: BTreeSet<String> = game.legal_actions().into_iter().collect();
-    for (key, value) in &case.fields {
-        match key.as_str() {
-            "name" | "position" | "play" => {}
-            "after" => {
-                if game.position() != *value {
-                    fail(format!("position {} != {value}", game.position()));
+    Ok(game)
+}
+
+/// Checks one `key: value` line against `game` (whose legal actions are `legal`).
+fn check_field(game: &AnyGame, legal: &BTreeSet<String>, key: &str, value: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut fail = |what: String| failures.push(what);
+    match key {
+        "name" | "position" | "play" => {}
+        "after" => {
+            if game.position() != value {
+                fail(format!("position {} != {value}", game.position()));
+            }
+        }
+        "turn" => {
+            if game.turn().as_str() != value {
+                fail(format!("turn {} != {value}", game.turn()));
+            }
+        }
+        "legal" => {
+            let expected: BTreeSet<String> = words(value).into_iter().collect();
+            if expected != *legal {
+                let missing: Vec<_> = expected.difference(legal).collect();
+                let extra: Vec<_> = legal.difference(&expected).collect();
+                fail(format!(
+                    "legal set differs: missing {missing:?}, extra {extra:?}"
+                ));
+            }
+        }
+        "includes" | "excludes" => {
+            let must_be_legal = key == "includes";
+            for action in words(value) {
+                if legal.contains(&action) != must_be_legal {
+                    let not = if must_be_legal { "" } else { " not" };
+                    fail(format!("{action} should{not} be legal"));
                 }
             }
-            "turn" => {
-                if game.turn().as_str() != value {
-                    fail(format!("turn {} != {value}", game.turn()));
-                }
+        }
+        "count" => {
+            if legal.len().to_string() != value {
+                fail(format!("count {} != {value}", legal.len()));
             }
-            "legal" => {
-                let expected: BTreeSet<String> = words(value).into_iter().collect();
-                if expected != legal {
-                    let missing: Vec<_> = expected.difference(&legal).collect();
-                    let extra: Vec<_> = legal.difference(&expected).collect();
-                    fail(format!(
-                        "legal set differs: missing {missing:?}, extra {extra:?}"
-                    ));
-                }
+        }
+        "result" => {
+            let result = game.outcome().map_or("*", |o| o.result_str());
+            if result != value {
+                fail(format!("result {result} != {value}"));
             }
-            "includes" => {
-                for action in words(value) {
-                    if !legal.contains(&action) {
-                        fail(format!("{action} should be legal"));
+        }
+        "reason" => {
+            let reason = game.outcome().map_or("ongoing", |o| o.reason.as_str());
+            if reason != value {
+                fail(format!("reason {reason} != {value}"));
+            }
+        }
+        "forced" => {
+            let forced = game.forced_action().unwrap_or_else(|| "none".to_string());
+            if forced != value {
+                fail(format!("forced action {forced} != {value}"));
+            }
+        }
+        "illegal" => return check_refused(game, value),
+        perft if perft.starts_with("perft ") => {
+            match perft.trim_start_matches("perft ").parse::<u32>() {
+                Ok(depth) => {
+                    let nodes = game.perft(depth);
+                    if nodes.to_string() != value {
+                        fail(format!("perft {depth} = {nodes}, expected {value}"));
                     }
                 }
+                Err(_) => fail(format!("bad key `{perft}`")),
             }
-            "excludes" => {
-                for action in words(value) {
-                    if legal.contains(&action) {
-                        fail(format!("{action} should not be legal"));
-                    }
-                }
+        }
+        other => fail(format!("unknown key `{other}`")),
+    }
+    failures
+}
+
+/// An `illegal` line, `<action> <error code>`: the action is refused with that code (when
+/// one is given) and the position stays as it was.
+fn check_refused(game: &AnyGame, value: &str) -> Vec<String> {
+    let (action, code) = value.split_once(' ').unwrap_or((value, ""));
+    let before = game.position();
+    let mut probe = game.clone();
+    let mut failures = Vec::new();
+    match probe.play(action) {
+        Ok(_) => failures.push(format!("{action} was accepted")),
+        Err(e) => {
+            let got = match &e {
+                ActionError::Parse(p) => p.code(),
+                ActionError::Illegal(i) => i.code(),
+            };
+            if !code.is_empty() && got != code.trim() {
+                failures.push(format!(
+                    "{action} refused with {got} ({e}), expected {code}"
+                ));
             }
-            "count" => {
-                if legal.len().to_string() != *value {
-                    fail(format!("count {} != {value}", legal.len()));
-                }
+            if probe.position() != before {
+                failures.push(format!("{action} was refused but changed the position"));
             }
-            "result" => {
-                let result = game.outcome().map_or("*", |o| o.result_str());
-                if result != value {
-                    fail(format!("result {result} != {value}"));
-                }
-            }
-            "reason" => {
-                let reason = game.outcome().map_or("ongoing", |o| o.reason.as_str());
-                if reason != value {
-                    fail(format!("reason {reason} != {value}"));
-                }
-            }
-            "forced" => {
-                let forced = game.forced_action().unwrap_or_else(|| "none".to_string());
-                if forced != *value {
-                    fail(format!("forced action {forced} != {value}"));
-                }
-            }
-            "illegal" => {
-                let (action, code) = value.split_once(' ').unwrap_or((value.as_str(), ""));
-                let before = game.position();
-                let mut probe = game.clone();
-                match probe.play(action) {
-                    Ok(_) => fail(format!("{action} was accepted")),
-                    Err(e) => {
-                        let got = match &e {
-                            ActionError::Parse(p) => p.code(),
-                            ActionError::Illegal(i) => i.code(),
-                        };
-                        if !code.is_empty() && got != code.trim() {
-                            fail(format!(
-                                "{action} refused with {got} ({e}), expected {code}"
-                            ));
-                        }
-                        if probe.position() != before {
-                            fail(format!("{action} was refused but changed the position"));
-                        }
-                    }
-                }
-            }
-            perft if perft.starts_with("perft ") => {
-                let depth: u32 = match perft.trim_start_matches("perft ").parse() {
-                    Ok(depth) => depth,
-                    Err(_) => {
-                        fail(format!("bad key `{perft}`"));
-                        continue;
-                    }
-                };
-                let nodes = game.perft(depth);
-                if nodes.to_string() != *value {
-                    fail(format!("perft {depth} = {nodes}, expected {value}"));
-                }
-            }
-            other => fail(format!("unknown key `{other}`")),
         }
     }
     failures

@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 
 /// `grid[rank][file]`, rank 0 = rank 1; `'.'` for an empty square.
 type Grid = [[char; 12]; 12];
+/// A move from one (file, rank) square to another, both from 0.
+type Move = ((i32, i32), (i32, i32));
 
 const WHITE_CASTLE: &str = "c3 d3 e3 c4 d4 e4 c5 d5 e5";
 const WHITE_WALL: &str = "c2 d2 e2 b3 b4 b5 f3 f4 f5 c6 d6 e6";
@@ -183,7 +185,7 @@ fn in_check(grid: &Grid, is_white: bool) -> bool {
 }
 
 /// Every legal move of the side to move, as (from, to) pairs.
-fn legal(grid: &Grid, is_white: bool) -> Vec<((i32, i32), (i32, i32))> {
+fn legal(grid: &Grid, is_white: bool) -> Vec<Move> {
     let mut moves = Vec::new();
     for rank in 0..12 {
         for file in 0..12 {
@@ -250,86 +252,27 @@ const STARTS: [&str; 3] = [
     "12/12/7rrr2/7rkr2/7r1r2/6Q3Q1/12/12/3K8/1r10/12/R11 w - - 0 1",
 ];
 
+/// What the random games exercised, so the test can insist they exercised enough.
+#[derive(Default)]
+struct Tally {
+    positions: usize,
+    captures: usize,
+    promotions: usize,
+    endings: usize,
+}
+
 #[test]
 fn engine_agrees_with_the_reference_generator_on_random_games() {
-    let mut positions = 0;
-    let mut captures = 0;
-    let mut promotions = 0;
-    let mut endings = 0;
+    let mut tally = Tally::default();
     for seed in 0..30u64 {
-        let start = STARTS[seed as usize % STARTS.len()];
-        let mut game =
-            AnyGame::from_position(Variant::Chad, start).unwrap_or_else(|e| panic!("{start}: {e}"));
-        let mut rng = crate::properties::SplitMix(seed);
-        for ply in 0..100 {
-            let (grid, is_white) = parse(&game.position());
-            let here = format!("seed {seed} ply {ply} at {}", game.position());
-            assert_eq!(
-                game.position().split(' ').next(),
-                Some(placement(&grid).as_str()),
-                "{here}"
-            );
-            let reference = legal(&grid, is_white);
-            let expected: BTreeSet<String> = reference
-                .iter()
-                .map(|(from, to)| format!("{}{}", name(from.0, from.1), name(to.0, to.1)))
-                .collect();
-            let drawn_by_rule = matches!(
-                game.outcome().map(|o| o.reason),
-                Some(EndReason::Repetition | EndReason::FiftyMoves)
-            );
-            if drawn_by_rule {
-                assert!(game.legal_actions().is_empty(), "{here}");
-                endings += 1;
-                break;
-            }
-            let actual: BTreeSet<String> = game.legal_actions().into_iter().collect();
-            let missing: Vec<_> = expected.difference(&actual).collect();
-            let extra: Vec<_> = actual.difference(&expected).collect();
-            assert!(
-                missing.is_empty() && extra.is_empty(),
-                "{here}: engine misses {missing:?}, has extra {extra:?}"
-            );
-            positions += 1;
-            if reference.is_empty() {
-                let reason = game.outcome().map(|o| o.reason);
-                let wanted = if in_check(&grid, is_white) {
-                    EndReason::Checkmate
-                } else {
-                    EndReason::Stalemate
-                };
-                assert_eq!(reason, Some(wanted), "{here}");
-                endings += 1;
-                break;
-            }
-            // Half the time, play a capture or a promotion if there is one.
-            let eventful: Vec<_> = reference
-                .iter()
-                .filter(|(from, to)| {
-                    let man = grid[from.1 as usize][from.0 as usize];
-                    grid[to.1 as usize][to.0 as usize] != '.'
-                        || (man.eq_ignore_ascii_case(&'r')
-                            && in_list(castle(!white(man)), to.0, to.1))
-                })
-                .collect();
-            let (from, to) = if !eventful.is_empty() && rng.below(2) == 0 {
-                *eventful[rng.below(eventful.len())]
-            } else {
-                reference[rng.below(reference.len())]
-            };
-            if grid[to.1 as usize][to.0 as usize] != '.' {
-                captures += 1;
-            }
-            let man = grid[from.1 as usize][from.0 as usize];
-            if man.eq_ignore_ascii_case(&'r') && in_list(castle(!white(man)), to.0, to.1) {
-                promotions += 1;
-            }
-            let text = format!("{}{}", name(from.0, from.1), name(to.0, to.1));
-            if let Err(e) = game.play(&text) {
-                panic!("{here}: {text} refused: {e}");
-            }
-        }
+        play_and_compare(seed, &mut tally);
     }
+    let Tally {
+        positions,
+        captures,
+        promotions,
+        endings,
+    } = tally;
     eprintln!(
         "chad reference: {positions} positions, {captures} captures, {promotions} promotions, \
          {endings} finished games"
@@ -339,4 +282,93 @@ fn engine_agrees_with_the_reference_generator_on_random_games() {
     assert!(captures >= 50, "only {captures} captures played");
     assert!(promotions >= 50, "only {promotions} promotions played");
     assert!(endings >= 1, "no game reached an end");
+}
+
+/// Plays up to 100 random plies from one of [`STARTS`], checking at every position that the
+/// engine's legal moves and ending are the reference's.
+fn play_and_compare(seed: u64, tally: &mut Tally) {
+    let start = STARTS[seed as usize % STARTS.len()];
+    let mut game =
+        AnyGame::from_position(Variant::Chad, start).unwrap_or_else(|e| panic!("{start}: {e}"));
+    let mut rng = crate::properties::SplitMix(seed);
+    for ply in 0..100 {
+        let (grid, is_white) = parse(&game.position());
+        let here = format!("seed {seed} ply {ply} at {}", game.position());
+        assert_eq!(
+            game.position().split(' ').next(),
+            Some(placement(&grid).as_str()),
+            "{here}"
+        );
+        let drawn_by_rule = matches!(
+            game.outcome().map(|o| o.reason),
+            Some(EndReason::Repetition | EndReason::FiftyMoves)
+        );
+        if drawn_by_rule {
+            assert!(game.legal_actions().is_empty(), "{here}");
+            tally.endings += 1;
+            return;
+        }
+        let reference = legal(&grid, is_white);
+        assert_same_moves(&game, &reference, &here);
+        tally.positions += 1;
+        if reference.is_empty() {
+            let reason = game.outcome().map(|o| o.reason);
+            let wanted = if in_check(&grid, is_white) {
+                EndReason::Checkmate
+            } else {
+                EndReason::Stalemate
+            };
+            assert_eq!(reason, Some(wanted), "{here}");
+            tally.endings += 1;
+            return;
+        }
+        let (from, to) = pick_move(&grid, &reference, &mut rng);
+        if grid[to.1 as usize][to.0 as usize] != '.' {
+            tally.captures += 1;
+        }
+        if promotes(&grid, from, to) {
+            tally.promotions += 1;
+        }
+        let text = format!("{}{}", name(from.0, from.1), name(to.0, to.1));
+        if let Err(e) = game.play(&text) {
+            panic!("{here}: {text} refused: {e}");
+        }
+    }
+}
+
+/// The engine's legal actions are exactly the reference's moves.
+fn assert_same_moves(game: &AnyGame, reference: &[Move], here: &str) {
+    let expected: BTreeSet<String> = reference
+        .iter()
+        .map(|(from, to)| format!("{}{}", name(from.0, from.1), name(to.0, to.1)))
+        .collect();
+    let actual: BTreeSet<String> = game.legal_actions().into_iter().collect();
+    let missing: Vec<_> = expected.difference(&actual).collect();
+    let extra: Vec<_> = actual.difference(&expected).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{here}: engine misses {missing:?}, has extra {extra:?}"
+    );
+}
+
+/// Whether the man on `from` is a rook that promotes by ending on `to`, in the enemy castle.
+fn promotes(grid: &Grid, from: (i32, i32), to: (i32, i32)) -> bool {
+    let man = grid[from.1 as usize][from.0 as usize];
+    man.eq_ignore_ascii_case(&'r') && in_list(castle(!white(man)), to.0, to.1)
+}
+
+/// A random move of `reference` (not empty); half the time a capture or a promotion if there
+/// is one, so the games reach the rules being cross-checked.
+fn pick_move(grid: &Grid, reference: &[Move], rng: &mut crate::properties::SplitMix) -> Move {
+    let eventful: Vec<_> = reference
+        .iter()
+        .filter(|(from, to)| {
+            grid[to.1 as usize][to.0 as usize] != '.' || promotes(grid, *from, *to)
+        })
+        .collect();
+    if !eventful.is_empty() && rng.below(2) == 0 {
+        *eventful[rng.below(eventful.len())]
+    } else {
+        reference[rng.below(reference.len())]
+    }
 }

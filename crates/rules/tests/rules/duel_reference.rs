@@ -368,86 +368,9 @@ fn engine_and_reference_agree_on_random_games() {
     let mut positions = 0;
     let mut duel_positions = 0;
     for seed in 1..=60u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        let Ok(mut game) = AnyGame::start(Variant::Duel) else {
-            panic!("Duel Chess is not playable");
-        };
-        let mut previous: Option<(Position, String)> = None;
-        for ply in 0..120 {
-            let text = game.position();
-            let mut pos = Position::read(&text);
-            // The e.p. square, worked out here from the last action, not read from the text.
-            pos.en_passant = previous
-                .as_ref()
-                .and_then(|(before, action)| en_passant_after(before, action));
-            let engine: BTreeSet<String> = game.legal_actions().into_iter().collect();
-            let outcome = game.outcome();
-            if outcome.is_some_and(|o| o.reason == EndReason::Repetition) {
-                break;
-            }
-            let reference = reference_actions(&pos);
-            if engine != reference {
-                let missing: Vec<_> = reference.difference(&engine).collect();
-                let extra: Vec<_> = engine.difference(&reference).collect();
-                panic!("seed {seed} ply {ply} at {text}: engine lacks {missing:?}, has extra {extra:?}");
-            }
-            positions += 1;
-            if !pos.duel.is_empty() {
-                duel_positions += 1;
-            }
-            if engine.is_empty() {
-                let in_check = king_attacked(&pos.main, pos.white);
-                let reason = outcome.map(|o| o.reason);
-                let lone = |white: bool| {
-                    !pos.main
-                        .values()
-                        .any(|&c| is_white(c) == white && role(c) != 'k')
-                };
-                let expected = if lone(true) || lone(false) {
-                    EndReason::LoneKing
-                } else if pos.halfmoves >= 100 {
-                    EndReason::FiftyMoves
-                } else if in_check {
-                    EndReason::Checkmate
-                } else {
-                    EndReason::Stalemate
-                };
-                assert_eq!(reason, Some(expected), "seed {seed} ply {ply} at {text}");
-                break;
-            }
-            // Half the time prefer an action that captures or moves on the Duel board, so
-            // the games reach full Duel boards, sacrifices and returns.
-            let all: Vec<&String> = engine.iter().collect();
-            let lively: Vec<&String> = all
-                .iter()
-                .copied()
-                .filter(|a| a.contains('@') || a.contains('>') || a.starts_with(['x', 'y', 'z']))
-                .collect();
-            let pool = if !lively.is_empty() && rng.below(2) == 0 {
-                &lively
-            } else {
-                &all
-            };
-            let action = pool[rng.below(pool.len())].clone();
-            if let Err(e) = game.play(&action) {
-                panic!("seed {seed} ply {ply} at {text}: {action}: {e}");
-            }
-            // A pawn coming back from the Duel board is listed as returned.
-            if let Some(back) = action.split_once('>').map(|(_, b)| read_main_square(b)) {
-                let from = (
-                    i32::from(action.as_bytes()[0] - b'x'),
-                    i32::from(action.as_bytes()[1] - b'1'),
-                );
-                let after = Position::read(&game.position());
-                if pos.duel.get(&from).is_some_and(|&c| role(c) == 'p') {
-                    assert!(
-                        after.returned.contains(&back),
-                        "seed {seed}: {action} at {text}"
-                    );
-                }
-            }
-            previous = Some((pos, action));
-        }
+        let (compared, with_duel_men) = play_and_compare(seed);
+        positions += compared;
+        duel_positions += with_duel_men;
     }
     eprintln!("{positions} positions, {duel_positions} with Duel men");
     assert!(positions > 3000, "only {positions} positions compared");
@@ -455,4 +378,107 @@ fn engine_and_reference_agree_on_random_games() {
         duel_positions > 1000,
         "only {duel_positions} with men on the Duel board"
     );
+}
+
+/// Plays up to 120 random plies from the start, checking at every position that the engine's
+/// legal actions and ending are the reference's. Returns how many positions were compared and
+/// how many of them had men on the Duel board.
+fn play_and_compare(seed: u64) -> (usize, usize) {
+    let mut positions = 0;
+    let mut duel_positions = 0;
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let Ok(mut game) = AnyGame::start(Variant::Duel) else {
+        panic!("Duel Chess is not playable");
+    };
+    let mut previous: Option<(Position, String)> = None;
+    for ply in 0..120 {
+        let text = game.position();
+        let here = format!("seed {seed} ply {ply} at {text}");
+        let mut pos = Position::read(&text);
+        // The e.p. square, worked out here from the last action, not read from the text.
+        pos.en_passant = previous
+            .as_ref()
+            .and_then(|(before, action)| en_passant_after(before, action));
+        let engine: BTreeSet<String> = game.legal_actions().into_iter().collect();
+        let outcome = game.outcome();
+        if outcome.is_some_and(|o| o.reason == EndReason::Repetition) {
+            break;
+        }
+        let reference = reference_actions(&pos);
+        if engine != reference {
+            let missing: Vec<_> = reference.difference(&engine).collect();
+            let extra: Vec<_> = engine.difference(&reference).collect();
+            panic!("{here}: engine lacks {missing:?}, has extra {extra:?}");
+        }
+        positions += 1;
+        if !pos.duel.is_empty() {
+            duel_positions += 1;
+        }
+        if engine.is_empty() {
+            assert_eq!(
+                outcome.map(|o| o.reason),
+                Some(expected_end(&pos)),
+                "{here}"
+            );
+            break;
+        }
+        let action = pick_action(&engine, &mut rng);
+        if let Err(e) = game.play(&action) {
+            panic!("{here}: {action}: {e}");
+        }
+        assert_returned_pawn_is_listed(&pos, &action, &game, &here);
+        previous = Some((pos, action));
+    }
+    (positions, duel_positions)
+}
+
+/// Why a game with no legal action ended, by the reference's reading of `pos`.
+fn expected_end(pos: &Position) -> EndReason {
+    let lone = |white: bool| {
+        !pos.main
+            .values()
+            .any(|&c| is_white(c) == white && role(c) != 'k')
+    };
+    if lone(true) || lone(false) {
+        EndReason::LoneKing
+    } else if pos.halfmoves >= 100 {
+        EndReason::FiftyMoves
+    } else if king_attacked(&pos.main, pos.white) {
+        EndReason::Checkmate
+    } else {
+        EndReason::Stalemate
+    }
+}
+
+/// A random action of `legal` (not empty). Half the time it prefers one that captures or
+/// moves on the Duel board, so the games reach full Duel boards, sacrifices and returns.
+fn pick_action(legal: &BTreeSet<String>, rng: &mut Rng) -> String {
+    let all: Vec<&String> = legal.iter().collect();
+    let lively: Vec<&String> = all
+        .iter()
+        .copied()
+        .filter(|a| a.contains('@') || a.contains('>') || a.starts_with(['x', 'y', 'z']))
+        .collect();
+    let pool = if !lively.is_empty() && rng.below(2) == 0 {
+        &lively
+    } else {
+        &all
+    };
+    pool[rng.below(pool.len())].clone()
+}
+
+/// A pawn coming back from the Duel board (by `action`, played in `before`) is listed as
+/// returned in the position `game` reached.
+fn assert_returned_pawn_is_listed(before: &Position, action: &str, game: &AnyGame, here: &str) {
+    let Some(back) = action.split_once('>').map(|(_, b)| read_main_square(b)) else {
+        return;
+    };
+    let from = (
+        i32::from(action.as_bytes()[0] - b'x'),
+        i32::from(action.as_bytes()[1] - b'1'),
+    );
+    if before.duel.get(&from).is_some_and(|&c| role(c) == 'p') {
+        let after = Position::read(&game.position());
+        assert!(after.returned.contains(&back), "{here}: {action}");
+    }
 }

@@ -17,7 +17,7 @@
 //! Queries are runtime-checked (`sqlx::query` / `query_as` with `#[derive(sqlx::FromRow)]`),
 //! not the `query!` macros: the crate must build without a database or an offline `.sqlx`
 //! cache (Docker, CI). In exchange, every query is exercised by a test against a real
-//! PostgreSQL in `tests/it/store.rs`.
+//! PostgreSQL in `tests/it/store*.rs`.
 //!
 //! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
 //! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).

@@ -63,8 +63,8 @@ pub struct WriterConfig {
     /// be built and sent while another waits for its fsync. The default is 1: on the 2-core
     /// development machine, 2 made batches smaller and throughput lower (release build,
     /// 1000 games: about 30,000 appends/s with 1 against 22,000 with 2; see the
-    /// `writer_throughput` benchmark in `tests/it/store.rs`). A machine with spare cores and a
-    /// slow disk may gain from 2.
+    /// `writer_throughput` benchmark in `tests/it/store_writer.rs`). A machine with spare
+    /// cores and a slow disk may gain from 2.
     pub max_in_flight: usize,
     /// Requests that may wait in the queue. When full, [`GameWriter::append`] waits:
     /// back-pressure on the game actors instead of unbounded memory.

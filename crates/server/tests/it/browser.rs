@@ -328,8 +328,20 @@ async fn play_variant(
     variant: &str,
 ) -> String {
     let [a, b] = players;
-    // B waits in the lobby; A posts a seek from the lobby form (10+5, White, unrated,
-    // automatic); B answers it from the lobby's seek list and the game opens for both.
+    start_from_the_lobby(base, a, b, variant).await;
+    let squares = board_squares(a).await;
+    let dir = screenshots_dir();
+    let ended = play_until_end(base, a, b, variant, &squares, &dir).await;
+    let result = wait_for_result(a, b).await;
+    b.screenshot(&dir.join(format!("{variant}-end.png"))).await;
+    replay_the_game(b, variant, &dir).await;
+    let _ = names;
+    format!("{ended}: {}", result.as_str().unwrap_or_default())
+}
+
+/// B waits in the lobby; A posts a seek from the lobby form (10+5, White, unrated,
+/// automatic); B answers it from the lobby's seek list and the game opens for both.
+async fn start_from_the_lobby(base: &str, a: &mut Browser, b: &mut Browser, variant: &str) {
     b.goto(&format!("{base}/")).await;
     a.goto(&format!("{base}/")).await;
     a.js(
@@ -357,7 +369,11 @@ async fn play_variant(
             )
             .await;
     }
-    let squares: std::collections::HashMap<String, String> = a
+}
+
+/// Which board each square of A's page is on, by square name.
+async fn board_squares(a: &mut Browser) -> std::collections::HashMap<String, String> {
+    a
         .js(
             "const m = {}; for (const r of document.querySelectorAll('#boards rect.sq')) m[r.dataset.square] = r.dataset.board; return m;",
             json!([]),
@@ -369,8 +385,20 @@ async fn play_variant(
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
                 .collect()
         })
-        .unwrap_or_default();
-    let dir = screenshots_dir();
+        .unwrap_or_default()
+}
+
+/// Plays the game on the pages' boards, each side in turn, until it ends by itself, by
+/// agreement (Chad) or, out of budget, by resignation; screenshots on the way, a suicide
+/// player leaving and coming back, a duel player's connection dropped. Returns how it ended.
+async fn play_until_end(
+    base: &str,
+    a: &mut Browser,
+    b: &mut Browser,
+    variant: &str,
+    squares: &std::collections::HashMap<String, String>,
+    dir: &std::path::Path,
+) -> String {
     let mut ended = String::new();
     for ply in 0..PLY_BUDGET {
         let game = page_game(a).await;
@@ -379,17 +407,7 @@ async fn play_variant(
             break;
         }
         if variant == "chad" && ply == 12 {
-            // Chad ends by agreement: White offers a draw with the button, Black accepts.
-            a.click("#draw").await;
-            b.wait_for(
-                "the draw offer",
-                "return document.getElementById('draw').textContent === 'Accept draw'",
-                json!([]),
-            )
-            .await;
-            b.screenshot(&dir.join(format!("{variant}-draw-offer.png")))
-                .await;
-            b.click("#draw").await;
+            agree_draw(a, b, variant, dir).await;
             ended = "draw agreed".into();
             break;
         }
@@ -409,28 +427,19 @@ async fn play_variant(
             game.ply
         );
         let action = engine_choice(variant, &game.position, game.ply)
-            .unwrap_or_else(|| choose(&game, &squares));
+            .unwrap_or_else(|| choose(&game, squares));
         eprintln!("browser: {variant} ply {} {action}", game.ply + 1);
-        play_through_board(mover, &action, &game, &squares, ply % 3 == 1).await;
+        play_through_board(mover, &action, &game, squares, ply % 3 == 1).await;
         wait_ply(a, game.ply + 1).await;
         wait_ply(b, game.ply + 1).await;
         if ply == 6 {
             a.screenshot(&dir.join(format!("{variant}.png"))).await;
         }
         if ply == 4 && variant == "suicide" {
-            leave_and_come_back(base, a, b, &dir).await;
+            leave_and_come_back(base, a, b, dir).await;
         }
         if ply == 9 && variant == "duel" {
-            // B's connection drops with White to move: B's page shows it is reconnecting,
-            // White moves meanwhile, and B's page comes back by itself with the missed action
-            // (the next `wait_ply(b, …)` checks it; B then moves on the reconnected socket).
-            b.js("window.oddboard.socket.close()", json!([])).await;
-            b.wait_for(
-                "the reconnecting state",
-                "return document.body.classList.contains('reconnecting') && document.getElementById('connection').textContent",
-                json!([]),
-            )
-            .await;
+            drop_connection(b).await;
         }
     }
     if ended.is_empty() {
@@ -444,6 +453,38 @@ async fn play_variant(
         mover.click("#resign").await;
         ended = format!("{} resigned", game.turn);
     }
+    ended
+}
+
+/// Chad ends by agreement: White offers a draw with the button, Black accepts.
+async fn agree_draw(a: &mut Browser, b: &mut Browser, variant: &str, dir: &std::path::Path) {
+    a.click("#draw").await;
+    b.wait_for(
+        "the draw offer",
+        "return document.getElementById('draw').textContent === 'Accept draw'",
+        json!([]),
+    )
+    .await;
+    b.screenshot(&dir.join(format!("{variant}-draw-offer.png")))
+        .await;
+    b.click("#draw").await;
+}
+
+/// B's connection drops with White to move: B's page shows it is reconnecting, White moves
+/// meanwhile, and B's page comes back by itself with the missed action (the next
+/// `wait_ply(b, …)` checks it; B then moves on the reconnected socket).
+async fn drop_connection(b: &mut Browser) {
+    b.js("window.oddboard.socket.close()", json!([])).await;
+    b.wait_for(
+        "the reconnecting state",
+        "return document.body.classList.contains('reconnecting') && document.getElementById('connection').textContent",
+        json!([]),
+    )
+    .await;
+}
+
+/// Both pages show the game finished; returns the result B's page states.
+async fn wait_for_result(a: &mut Browser, b: &mut Browser) -> serde_json::Value {
     for browser in [&mut *a, &mut *b] {
         browser
             .wait_for(
@@ -453,15 +494,16 @@ async fn play_variant(
             )
             .await;
     }
-    let result = b
-        .js(
-            "return document.getElementById('status').textContent",
-            json!([]),
-        )
-        .await;
-    b.screenshot(&dir.join(format!("{variant}-end.png"))).await;
-    // B replays the game: steps back with the arrow key and the buttons, jumps to a move,
-    // flips the board.
+    b.js(
+        "return document.getElementById('status').textContent",
+        json!([]),
+    )
+    .await
+}
+
+/// B replays the game: steps back with the arrow key and the buttons, jumps to a move,
+/// flips the board; checks the dice verification of a Davey Drehs game.
+async fn replay_the_game(b: &mut Browser, variant: &str, dir: &std::path::Path) {
     b.click("#replay-after").await;
     b.wait_for(
         "the replay",
@@ -519,8 +561,6 @@ async fn play_variant(
             .await;
         b.set_window(1100, 900).await;
     }
-    let _ = names;
-    format!("{ended}: {}", result.as_str().unwrap_or_default())
 }
 
 /// The claim delay of the browser test's server: long enough to see that A's page waits for
@@ -587,6 +627,41 @@ async fn leave_and_come_back(base: &str, a: &mut Browser, b: &mut Browser, dir: 
     .await;
 }
 
+/// The player page of `name` lists at least `games` games.
+async fn check_player_page(a: &mut Browser, base: &str, name: &str, games: usize) {
+    a.goto(&format!("{base}/player/{name}")).await;
+    a.wait_for(
+        "the player's games",
+        "return document.querySelectorAll('#games tr a[href^=\"/replay/\"]').length >= arguments[0]",
+        json!([games]),
+    )
+    .await;
+    a.screenshot(&screenshots_dir().join("player.png")).await;
+}
+
+/// Signing out elsewhere (another tab of the same browser, here a request from the page)
+/// closes this page's lobby socket, and the page shows itself signed out.
+async fn check_sign_out_elsewhere(b: &mut Browser, base: &str) {
+    b.goto(&format!("{base}/")).await;
+    b.wait_for(
+        "the lobby socket",
+        "const s = window.oddboard.lobby.socket; return !!s && s.readyState === WebSocket.OPEN;",
+        json!([]),
+    )
+    .await;
+    b.js(
+        "fetch('/api/auth/logout', { method: 'POST' }); return true;",
+        json!([]),
+    )
+    .await;
+    b.wait_for(
+        "the page signed out after the logout",
+        "const me = document.getElementById('me'); return !!me && !me.dataset.username;",
+        json!([]),
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_browsers_play_every_variant_and_replay_it() {
     if !Path::new(CHROMEDRIVER).exists() {
@@ -631,39 +706,9 @@ async fn two_browsers_play_every_variant_and_replay_it() {
     }
     eprintln!("browser games:\n{}", report.join("\n"));
 
-    // The player page lists the games.
-    let [a, b] = players;
-    let mut a = a;
-    a.goto(&format!("{base}/player/{}", names[0])).await;
-    a.wait_for(
-        "the player's games",
-        "return document.querySelectorAll('#games tr a[href^=\"/replay/\"]').length >= arguments[0]",
-        json!([report.len()]),
-    )
-    .await;
-    a.screenshot(&screenshots_dir().join("player.png")).await;
-
-    // Signing out elsewhere (another tab of the same browser, here a request from the page)
-    // closes this page's lobby socket, and the page shows itself signed out.
-    let mut b = b;
-    b.goto(&format!("{base}/")).await;
-    b.wait_for(
-        "the lobby socket",
-        "const s = window.oddboard.lobby.socket; return !!s && s.readyState === WebSocket.OPEN;",
-        json!([]),
-    )
-    .await;
-    b.js(
-        "fetch('/api/auth/logout', { method: 'POST' }); return true;",
-        json!([]),
-    )
-    .await;
-    b.wait_for(
-        "the page signed out after the logout",
-        "const me = document.getElementById('me'); return !!me && !me.dataset.username;",
-        json!([]),
-    )
-    .await;
+    let [mut a, mut b] = players;
+    check_player_page(&mut a, &base, &names[0], report.len()).await;
+    check_sign_out_elsewhere(&mut b, &base).await;
     a.quit().await;
     b.quit().await;
     drop(driver);

@@ -84,6 +84,60 @@ async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
     }
 }
 
+/// A new guest on the server at `addr`.
+async fn guest_on(addr: &str) -> Player {
+    let mut client = Client::new(addr.to_string());
+    client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    Player {
+        name: String::new(),
+        client,
+    }
+}
+
+/// `player` watches `game_id` again from the event `version` it saw last, which predates a
+/// restart: the server answers with a whole snapshot.
+async fn rejoin(player: &mut Player, game_id: &str, version: u64) -> Watcher {
+    let socket = player
+        .client
+        .connect_game(game_id, Some(version))
+        .await
+        .unwrap_or_else(|e| panic!("reconnect: {e}"));
+    let mut watcher = Watcher::new(socket);
+    let first = watcher.next().await;
+    assert_eq!(
+        first["t"], "snapshot",
+        "a version from before the restart: {first}"
+    );
+    watcher
+}
+
+/// Plays on (at most 400 plies) until the game ends; White resigns if it has not.
+async fn play_to_the_end(white: &mut Watcher, black: &mut Watcher) {
+    for _ in 0..400 {
+        if white.outcome.is_some() {
+            break;
+        }
+        play(white, black, 1).await;
+    }
+    if white.outcome.is_none() {
+        white.send(serde_json::json!({ "t": "resign" })).await;
+        white.read_until(|w| w.outcome.is_some()).await;
+    }
+}
+
+/// The server at `addr` has `game_id` finished, with `actions` actions stored.
+async fn assert_stored_finished_with(addr: &str, game_id: &str, actions: usize) {
+    let mut client = Client::new(addr.to_string());
+    let record = client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    assert_eq!(record["status"], "finished");
+    let stored = record["actions"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(stored, actions);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let database = format!("oddboard_crash_{}", uuid::Uuid::new_v4().simple());
@@ -93,16 +147,8 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let mut server = start_server(port, &database_url);
     wait_healthy(&addr).await;
 
-    let mut alice = Player {
-        name: String::new(),
-        client: Client::new(addr.clone()),
-    };
-    let mut bob = Player {
-        name: String::new(),
-        client: Client::new(addr.clone()),
-    };
-    alice.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
-    bob.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    let mut alice = guest_on(&addr).await;
+    let mut bob = guest_on(&addr).await;
     let game_id = alice
         .create_game(
             "suicide",
@@ -142,39 +188,12 @@ async fn a_killed_server_loses_no_acknowledged_action_and_the_game_goes_on() {
     let action = choose(&black.legal, black.ply);
     black.act(&action).await;
     black.read_until(|w| w.ply == 8).await;
-    let socket = alice
-        .client
-        .connect_game(&game_id, Some(seen_before_crash))
-        .await
-        .unwrap_or_else(|e| panic!("reconnect: {e}"));
-    let mut white = Watcher::new(socket);
-    let first = white.next().await;
-    assert_eq!(
-        first["t"], "snapshot",
-        "a version from before the restart: {first}"
-    );
+    let mut white = rejoin(&mut alice, &game_id, seen_before_crash).await;
     assert_eq!(white.moves.len(), 8, "the move made while White was away");
     assert_eq!(white.moves[..7], acknowledged[..]);
     // The clock of the side to move was not charged for the downtime: the stored readings hold.
-    for _ in 0..400 {
-        if white.outcome.is_some() {
-            break;
-        }
-        play(&mut white, &mut black, 1).await;
-    }
-    if white.outcome.is_none() {
-        white.send(serde_json::json!({ "t": "resign" })).await;
-        white.read_until(|w| w.outcome.is_some()).await;
-    }
-    let mut client = Client::new(addr.clone());
-    let record = client
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
-    assert_eq!(record["status"], "finished");
-    let stored = record["actions"].as_array().map(Vec::len).unwrap_or(0);
-    assert_eq!(stored, white.moves.len());
+    play_to_the_end(&mut white, &mut black).await;
+    assert_stored_finished_with(&addr, &game_id, white.moves.len()).await;
 
     let _ = server.kill();
     let _ = server.wait();
@@ -189,16 +208,8 @@ async fn sigterm_shuts_the_server_down_gracefully_and_games_resume() {
     let addr = format!("127.0.0.1:{port}");
     let mut server = start_server(port, &database_url);
     wait_healthy(&addr).await;
-    let mut alice = Player {
-        name: String::new(),
-        client: Client::new(addr.clone()),
-    };
-    let mut bob = Player {
-        name: String::new(),
-        client: Client::new(addr.clone()),
-    };
-    alice.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
-    bob.client.guest().await.unwrap_or_else(|e| panic!("{e}"));
+    let mut alice = guest_on(&addr).await;
+    let mut bob = guest_on(&addr).await;
     let game_id = alice
         .create_game("chazz", serde_json::Value::Null, "white")
         .await;

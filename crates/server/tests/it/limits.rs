@@ -214,6 +214,15 @@ async fn registrations_games_and_lobby_commands_are_limited() {
     })
     .await;
     let mut client = server.client();
+    assert_one_registration_per_address(&server, &mut client).await;
+    assert_one_game_per_address(&mut client).await;
+    assert_lobby_commands_share_an_allowance(&mut client).await;
+    server.stop().await;
+}
+
+/// One registration an hour: a second is refused, but a name that fails validation is
+/// refused for that and not counted. `client` is signed in to the first account after.
+async fn assert_one_registration_per_address(server: &TestServer, client: &mut Client) {
     let register = |name: &'static str| json!({ "username": name, "password": "long enough" });
     let first = client
         .post("/api/auth/register", &register("First_1"))
@@ -227,7 +236,7 @@ async fn registrations_games_and_lobby_commands_are_limited() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(invalid.json()["error"], "invalid_username");
     let second = send(
-        &server,
+        server,
         "POST",
         "/api/auth/register",
         &[],
@@ -235,7 +244,10 @@ async fn registrations_games_and_lobby_commands_are_limited() {
     )
     .await;
     assert_rate_limited(&second);
+}
 
+/// One game an hour: a second game is refused, and so is a seek, which can start one.
+async fn assert_one_game_per_address(client: &mut Client) {
     let game = json!({ "variant": "suicide", "clock": { "minutes": 5, "increment": 0 } });
     let created = client
         .post("/api/games", &game)
@@ -254,9 +266,11 @@ async fn registrations_games_and_lobby_commands_are_limited() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(seek.status, 429, "{}", seek.body);
+}
 
-    // Lobby commands over HTTP and on the socket share the address's allowance (the seek
-    // took one of its three).
+/// Lobby commands over HTTP and on the socket share the address's allowance of three (the
+/// refused seek took one of them).
+async fn assert_lobby_commands_share_an_allowance(client: &mut Client) {
     let answer = client
         .post("/api/command", &json!({ "line": "games" }))
         .await
@@ -291,7 +305,6 @@ async fn registrations_games_and_lobby_commands_are_limited() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(over_http.status, 429, "{}", over_http.body);
-    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -177,6 +177,78 @@ async fn sign(client: &mut Client, how: &str, username: &str) -> HttpResponse {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs `oddboard admin <args>` on the test's database: (exit status, stdout, stderr).
+type Admin<'a> = dyn Fn(&[&str]) -> (i32, String, String) + 'a;
+
+/// `sessions` lists every session, or one user's (named in any case): Alice's one and
+/// Bob's, under a header line.
+fn assert_sessions_are_listed(admin: &Admin<'_>) {
+    let (status, listed, err) = admin(&["sessions", "--user", "ALICE"]);
+    assert_eq!(status, 0, "{err}");
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[1].contains("\talice\tfalse\t"), "{listed}");
+    let (status, everyone, _) = admin(&["sessions"]);
+    assert_eq!((status, everyone.lines().count()), (0, 3), "{everyone}");
+}
+
+/// A disabled account's session is gone and its password no longer signs in (saying so only
+/// to the right password); disabling an unknown account fails.
+async fn assert_disabled_account_is_locked_out(
+    server: &TestServer,
+    alice: &mut Client,
+    admin: &Admin<'_>,
+) {
+    let me = get(alice, "/api/me", &[]).await;
+    assert_eq!(me.status, 401, "{}", me.body);
+    let refused = sign(&mut server.client(), "login", "alice").await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(refused.json()["error"], "account_disabled");
+    let wrong_password = server
+        .client()
+        .post(
+            "/api/auth/login",
+            &json!({ "username": "alice", "password": "not the password" }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        wrong_password.json()["error"],
+        "bad_credentials",
+        "says nothing more"
+    );
+    let (_, listed, _) = admin(&["sessions", "--user", "alice"]);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert_eq!(admin(&["disable-account", "nobody"]).0, 1);
+}
+
+/// Aborted: the running game ends for its players, and the record says so.
+async fn assert_aborted_game_ends_for_its_players(
+    server: &TestServer,
+    bob_watcher: &mut Watcher,
+    game_id: &str,
+    admin: &Admin<'_>,
+) {
+    let (status, said, err) = admin(&["abort-game", game_id]);
+    assert_eq!(
+        (status, said.trim()),
+        (0, format!("aborted {game_id}").as_str()),
+        "{err}"
+    );
+    bob_watcher.read_until(|w| w.outcome.is_some()).await;
+    assert_eq!(
+        bob_watcher.outcome,
+        Some(json!({ "winner": null, "reason": "aborted" }))
+    );
+    let record = get(&mut server.client(), &format!("/api/games/{game_id}"), &[]).await;
+    assert_eq!(record.json()["status"], "aborted", "{}", record.body);
+    assert_eq!(record.json()["result"], "*", "{}", record.body);
+    let (status, _, err) = admin(&["abort-game", game_id]);
+    assert_eq!(status, 1, "already over: {err}");
+    let (status, _, _) = admin(&["abort-game", "not-an-id"]);
+    assert_eq!(status, 2, "clap refuses it");
+}
+
 #[tokio::test]
 async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
     let server = TestServer::start(fast_settings()).await;
@@ -203,14 +275,7 @@ async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
         .unwrap_or_else(|e| panic!("{e}"));
     let mut bob_watcher: Watcher = bob.watch(&game_id).await;
 
-    let (status, listed, err) = admin(&["sessions", "--user", "ALICE"]);
-    assert_eq!(status, 0, "{err}");
-    let lines: Vec<&str> = listed.lines().collect();
-    assert_eq!(lines.len(), 2, "{listed}");
-    assert!(lines[1].contains("\talice\tfalse\t"), "{listed}");
-    let (status, everyone, _) = admin(&["sessions"]);
-    assert_eq!((status, everyone.lines().count()), (0, 3), "{everyone}");
-
+    assert_sessions_are_listed(&admin);
     // Disabled: the session ends, its socket closes, and the password no longer signs in.
     let (status, said, err) = admin(&["disable-account", "Alice"]);
     assert_eq!(status, 0, "{err}");
@@ -223,47 +288,8 @@ async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(reason, "logged_out");
-    let me = get(&mut alice, "/api/me", &[]).await;
-    assert_eq!(me.status, 401, "{}", me.body);
-    let refused = sign(&mut server.client(), "login", "alice").await;
-    assert_eq!(refused.status, 403, "{}", refused.body);
-    assert_eq!(refused.json()["error"], "account_disabled");
-    let wrong_password = server
-        .client()
-        .post(
-            "/api/auth/login",
-            &json!({ "username": "alice", "password": "not the password" }),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        wrong_password.json()["error"],
-        "bad_credentials",
-        "says nothing more"
-    );
-    let (_, listed, _) = admin(&["sessions", "--user", "alice"]);
-    assert_eq!(listed.lines().count(), 1, "{listed}");
-    assert_eq!(admin(&["disable-account", "nobody"]).0, 1);
-
-    // Aborted: the running game ends for its players, and the record says so.
-    let (status, said, err) = admin(&["abort-game", &game_id]);
-    assert_eq!(
-        (status, said.trim()),
-        (0, format!("aborted {game_id}").as_str()),
-        "{err}"
-    );
-    bob_watcher.read_until(|w| w.outcome.is_some()).await;
-    assert_eq!(
-        bob_watcher.outcome,
-        Some(json!({ "winner": null, "reason": "aborted" }))
-    );
-    let record = get(&mut server.client(), &format!("/api/games/{game_id}"), &[]).await;
-    assert_eq!(record.json()["status"], "aborted", "{}", record.body);
-    assert_eq!(record.json()["result"], "*", "{}", record.body);
-    let (status, _, err) = admin(&["abort-game", &game_id]);
-    assert_eq!(status, 1, "already over: {err}");
-    let (status, _, _) = admin(&["abort-game", "not-an-id"]);
-    assert_eq!(status, 2, "clap refuses it");
+    assert_disabled_account_is_locked_out(&server, &mut alice, &admin).await;
+    assert_aborted_game_ends_for_its_players(&server, &mut bob_watcher, &game_id, &admin).await;
 
     // Enabled again, the account signs in.
     assert_eq!(admin(&["enable-account", "alice"]).0, 0);
@@ -278,16 +304,44 @@ async fn admin_commands_disable_accounts_abort_games_and_list_sessions() {
 async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
     let name = format!("oddboard_it_{}", uuid::Uuid::new_v4().simple());
     let database_url = database_url_named(&name);
-    // `admin` neither creates nor migrates a database.
-    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    assert_admin_waits_for_migrate(&name, &database_url).await;
+    let logs = serve_from_dotenv(&database_url).await;
+    drop_database(&name).await;
+
+    assert!(
+        !logs.contains("hunter2"),
+        "the query string is not logged:\n{logs}"
+    );
+    let lines: Vec<Value> = logs
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let access = lines
+        .iter()
+        .find(|line| line["span"]["request_id"] == "it-json-1")
+        .unwrap_or_else(|| panic!("no access line:\n{logs}"));
+    assert_eq!(access["level"], "INFO", "{access}");
+    assert_eq!(access["fields"]["status"], 404, "{access}");
+    assert!(access["fields"]["latency_ms"].is_number(), "{access}");
+    assert_eq!(access["span"]["method"], "GET", "{access}");
+    assert_eq!(
+        access["span"]["path"], "/api/users/nobody/games",
+        "{access}"
+    );
+}
+
+/// `admin` neither creates nor migrates a database: on an empty one it says to run
+/// `migrate`, which migrates it to the newest migration.
+async fn assert_admin_waits_for_migrate(name: &str, database_url: &str) {
+    let (status, _, err) = oddboard(&["admin", "sessions"], database_url);
     assert_eq!(status, 2, "{err}");
-    crate::server::create_empty_database(&name).await;
-    let (status, _, err) = oddboard(&["admin", "sessions"], &database_url);
+    crate::server::create_empty_database(name).await;
+    let (status, _, err) = oddboard(&["admin", "sessions"], database_url);
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("run `oddboard migrate` first"), "{err}");
-    let (status, said, err) = oddboard(&["migrate"], &database_url);
+    let (status, said, err) = oddboard(&["migrate"], database_url);
     assert_eq!(status, 0, "{err}");
-    let (status, listed, err) = oddboard(&["admin", "sessions"], &database_url);
+    let (status, listed, err) = oddboard(&["admin", "sessions"], database_url);
     assert_eq!((status, listed.lines().count()), (0, 1), "{err}");
     let newest = oddboard::store::MIGRATOR
         .iter()
@@ -298,9 +352,12 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         said.trim_end().ends_with(&format!("at migration {newest}")),
         "{said}"
     );
+}
 
-    // A bare `oddboard` serves, with settings from a `.env` file in its working directory
-    // (empty: the default), where the environment and then the flags win.
+/// A bare `oddboard` serves, with settings from a `.env` file in its working directory
+/// (empty: the default), where the environment and then the flags win. Asks it for one
+/// page with a secret in the query and a request id, and returns what it logged.
+async fn serve_from_dotenv(database_url: &str) -> String {
     let dir = std::env::temp_dir().join(format!("oddboard-env-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let port = free_port();
@@ -314,7 +371,7 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
     let child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
         .args(["--bind", &addr])
         .current_dir(&dir)
-        .env("DATABASE_URL", &database_url)
+        .env("DATABASE_URL", database_url)
         .env("RUST_LOG", "info")
         .env_remove("BIND_ADDR")
         .env_remove("LOG_FORMAT")
@@ -340,28 +397,7 @@ async fn the_binary_migrates_reads_dotenv_and_logs_requests_as_json() {
         let _ = stdout.read_to_string(&mut logs);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    drop_database(&name).await;
-
-    assert!(
-        !logs.contains("hunter2"),
-        "the query string is not logged:\n{logs}"
-    );
-    let lines: Vec<Value> = logs
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-        .collect();
-    let access = lines
-        .iter()
-        .find(|line| line["span"]["request_id"] == "it-json-1")
-        .unwrap_or_else(|| panic!("no access line:\n{logs}"));
-    assert_eq!(access["level"], "INFO", "{access}");
-    assert_eq!(access["fields"]["status"], 404, "{access}");
-    assert!(access["fields"]["latency_ms"].is_number(), "{access}");
-    assert_eq!(access["span"]["method"], "GET", "{access}");
-    assert_eq!(
-        access["span"]["path"], "/api/users/nobody/games",
-        "{access}"
-    );
+    logs
 }
 
 /// The database alone keeps a disabled account out, for a server that missed the notice:

@@ -408,6 +408,55 @@ async fn answer(mover: &mut Watcher, ply: u64) -> Answer {
     }
 }
 
+/// `count` games between new guests, without a clock (what is checked is the record, not
+/// the time), each four plies in.
+async fn games_four_plies_in(server: &TestServer, count: usize) -> Vec<PlayedGame> {
+    let mut games = Vec::new();
+    for _ in 0..count {
+        let mut alice = server.guest().await;
+        let mut bob = server.guest().await;
+        let game_id = alice.create_game("suicide", Value::Null, "white").await;
+        bob.accept(&game_id).await;
+        let game = PlayedGame {
+            white: alice.watch(&game_id).await,
+            black: bob.watch(&game_id).await,
+            game_id,
+            refusals: 0,
+        };
+        games.push(play_through_outages(game, 4, Arc::default()).await);
+    }
+    games
+}
+
+/// Both players saw the same game, played to its end or to `until_ply`; every acknowledged
+/// action is in the database at `database_url`, once, and nothing else is; so is the end of
+/// a game that was announced.
+async fn assert_recorded_as_played(game: &PlayedGame, database_url: &str, until_ply: u64) {
+    let PlayedGame {
+        game_id,
+        white,
+        black,
+        ..
+    } = game;
+    assert_eq!(black.moves, white.moves);
+    assert!(
+        white.ply >= until_ply || white.outcome.is_some(),
+        "stopped at ply {}",
+        white.ply
+    );
+    let status = if white.outcome.is_some() {
+        "finished"
+    } else {
+        "active"
+    };
+    let stored = stored_game(database_url, game_id).await;
+    assert_eq!(
+        stored,
+        (status.to_string(), acknowledged(white)),
+        "game {game_id}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action() {
     const GAMES: usize = 6;
@@ -420,21 +469,7 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
         config.database_url = postgres.url(database);
     })
     .await;
-    let mut games = Vec::new();
-    for _ in 0..GAMES {
-        let mut alice = server.guest().await;
-        let mut bob = server.guest().await;
-        // Without a clock: what is checked here is the record, not the time.
-        let game_id = alice.create_game("suicide", Value::Null, "white").await;
-        bob.accept(&game_id).await;
-        let game = PlayedGame {
-            white: alice.watch(&game_id).await,
-            black: bob.watch(&game_id).await,
-            game_id,
-            refusals: 0,
-        };
-        games.push(play_through_outages(game, 4, Arc::default()).await);
-    }
+    let games = games_four_plies_in(&server, GAMES).await;
 
     // Stopped while the games are being played (some 30 plies into the 400 or so left
     // to play), and started again a little later.
@@ -462,32 +497,8 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
     assert_eq!(played.len(), GAMES);
     let refusals: u32 = played.iter().map(|game| game.refusals).sum();
     eprintln!("actions refused with store_unavailable and sent again: {refusals}");
-    for PlayedGame {
-        game_id,
-        white,
-        black,
-        ..
-    } in &played
-    {
-        assert_eq!(black.moves, white.moves);
-        assert!(
-            white.ply >= UNTIL_PLY || white.outcome.is_some(),
-            "stopped at ply {}",
-            white.ply
-        );
-        // Every acknowledged action is in the database, once, and nothing else is; so is
-        // the end of a game that was announced.
-        let status = if white.outcome.is_some() {
-            "finished"
-        } else {
-            "active"
-        };
-        let stored = stored_game(&postgres.url(database), game_id).await;
-        assert_eq!(
-            stored,
-            (status.to_string(), acknowledged(white)),
-            "game {game_id}"
-        );
+    for game in &played {
+        assert_recorded_as_played(game, &postgres.url(database), UNTIL_PLY).await;
     }
     server.stop().await;
 }

@@ -222,125 +222,45 @@ impl Drehs {
     /// Carries out a legal action.
     pub(super) fn execute(&mut self, action: &Action) {
         let mut report = Report::default();
-        let mut squares: Vec<Coord>;
-        let mut pawn_moved = false;
         let pieces_before = self.board.occupied().count();
+        let pawn_moved = match *action {
+            Action::Move { from, .. } => self
+                .board
+                .get(from)
+                .is_some_and(|u| u.piece.role == Role::Pawn),
+            _ => false,
+        };
         self.teleported = None;
-        match *action {
+        let squares = match *action {
             Action::Move {
                 from,
                 to,
                 promotion,
-            } => {
-                squares = vec![from, to];
-                pawn_moved = self
-                    .board
-                    .get(from)
-                    .is_some_and(|u| u.piece.role == Role::Pawn);
-                let is_king = self
-                    .board
-                    .get(from)
-                    .is_some_and(|u| u.piece.role == Role::King);
-                if let Some(unit) = self.board.take(from) {
-                    self.board.set(to, Some(unit));
-                }
-                if is_king && from.file.abs_diff(to.file) == 2 {
-                    if let Some(&(_, corner, _, rook_to, _)) = CASTLES
-                        .iter()
-                        .find(|(c, _, king_to, _, _)| *c == self.turn && *king_to == to)
-                    {
-                        if let Some(rook) = self.board.take(corner) {
-                            self.board.set(rook_to, Some(rook));
-                        }
-                        squares.extend([corner, rook_to]);
-                        report.effect(format!(
-                            "castle: king {} -> {}, rook {} -> {}",
-                            from.name(),
-                            to.name(),
-                            corner.name(),
-                            rook_to.name()
-                        ));
-                    }
-                }
-                self.promote_if_due(to, promotion, &mut report);
-            }
+            } => self.execute_move(from, to, promotion, &mut report),
             Action::Attack {
                 from,
                 to,
                 promotion,
             } => {
-                squares = vec![from, to];
                 self.resolve_attack(from, to, promotion, &mut report);
+                vec![from, to]
             }
             Action::Teleport { from, to, attack } => {
-                squares = vec![from, to];
-                if let Some(mut knight) = self.board.take(from) {
-                    if knight.life != 1 {
-                        report.progress = true;
-                    }
-                    report.effect(format!(
-                        "teleport: {} knight {} -> {}, {} -> 1 LP",
-                        knight.piece.color,
-                        from.name(),
-                        to.name(),
-                        knight.life
-                    ));
-                    knight.life = 1;
-                    self.board.set(to, Some(knight));
-                }
-                self.teleported = Some(to);
-                if let Some(target) = attack {
-                    squares.push(target);
-                    self.resolve_attack(to, target, None, &mut report);
-                    if self.board.get(to).is_none() {
-                        // Either it died or it killed and moved on.
-                        self.teleported = self
-                            .board
-                            .get(target)
-                            .filter(|u| u.piece == Piece::new(self.turn, Role::Knight))
-                            .map(|_| target);
-                    }
-                }
+                self.execute_teleport(from, to, attack, &mut report)
             }
             Action::Cannon { from, to } => {
-                squares = vec![from, to];
                 self.resolve_cannon(from, to, &mut report);
+                vec![from, to]
             }
             Action::Return { home } => {
-                squares = vec![home];
-                if let Some(slot) = BISHOP_HOMES
-                    .iter()
-                    .position(|&(c, h)| c == self.turn && h == home)
-                {
-                    if let Some(flag) = self.returns.get_mut(slot) {
-                        *flag = false;
-                    }
-                }
-                let mut bishop = Unit::fresh(Piece::new(self.turn, Role::Bishop));
-                bishop.life = RETURN_LIFE;
-                bishop.black_necklace = true;
-                self.board.set(home, Some(bishop));
-                report.progress = true;
-                report.effect(format!(
-                    "return: {} bishop returns to {} with {RETURN_LIFE} LP and a black necklace",
-                    self.turn,
-                    home.name()
-                ));
+                self.execute_return(home, &mut report);
+                vec![home]
             }
             Action::Heal { king } => {
-                squares = vec![king];
-                let targets: Vec<Coord> = self.heal_targets(king, self.turn).collect();
-                for c in targets {
-                    let name = self.describe(c);
-                    if let Some(unit) = self.board.get_mut(c) {
-                        let before = unit.life;
-                        unit.life = (unit.life + HEAL_AMOUNT).min(max_life(unit.piece.role));
-                        report.effect(format!("heal: {name} {before} -> {} LP", unit.life));
-                    }
-                }
-                report.progress = true;
+                self.execute_heal(king, &mut report);
+                vec![king]
             }
-        }
+        };
         self.update_castling();
         let killed = self.board.occupied().count() < pieces_before;
         if pawn_moved || killed || report.progress {
@@ -363,5 +283,119 @@ impl Drehs {
         }));
         self.turn = self.turn.other();
         self.history.push(self.position_key());
+    }
+
+    /// A plain move (a castling king takes its rook along); returns the squares it touched.
+    fn execute_move(
+        &mut self,
+        from: Coord,
+        to: Coord,
+        promotion: Option<Role>,
+        report: &mut Report,
+    ) -> Vec<Coord> {
+        let mut squares = vec![from, to];
+        let is_king = self
+            .board
+            .get(from)
+            .is_some_and(|u| u.piece.role == Role::King);
+        if let Some(unit) = self.board.take(from) {
+            self.board.set(to, Some(unit));
+        }
+        if is_king && from.file.abs_diff(to.file) == 2 {
+            if let Some(&(_, corner, _, rook_to, _)) = CASTLES
+                .iter()
+                .find(|(c, _, king_to, _, _)| *c == self.turn && *king_to == to)
+            {
+                if let Some(rook) = self.board.take(corner) {
+                    self.board.set(rook_to, Some(rook));
+                }
+                squares.extend([corner, rook_to]);
+                report.effect(format!(
+                    "castle: king {} -> {}, rook {} -> {}",
+                    from.name(),
+                    to.name(),
+                    corner.name(),
+                    rook_to.name()
+                ));
+            }
+        }
+        self.promote_if_due(to, promotion, report);
+        squares
+    }
+
+    /// A knight's teleport to `to` (1 LP left), then its attack on `attack` if any; returns
+    /// the squares it touched. Remembers where the knight ends up, if it lives.
+    fn execute_teleport(
+        &mut self,
+        from: Coord,
+        to: Coord,
+        attack: Option<Coord>,
+        report: &mut Report,
+    ) -> Vec<Coord> {
+        let mut squares = vec![from, to];
+        if let Some(mut knight) = self.board.take(from) {
+            if knight.life != 1 {
+                report.progress = true;
+            }
+            report.effect(format!(
+                "teleport: {} knight {} -> {}, {} -> 1 LP",
+                knight.piece.color,
+                from.name(),
+                to.name(),
+                knight.life
+            ));
+            knight.life = 1;
+            self.board.set(to, Some(knight));
+        }
+        self.teleported = Some(to);
+        if let Some(target) = attack {
+            squares.push(target);
+            self.resolve_attack(to, target, None, report);
+            if self.board.get(to).is_none() {
+                // Either it died or it killed and moved on.
+                self.teleported = self
+                    .board
+                    .get(target)
+                    .filter(|u| u.piece == Piece::new(self.turn, Role::Knight))
+                    .map(|_| target);
+            }
+        }
+        squares
+    }
+
+    /// An original bishop's return to `home`, using up that home's return.
+    fn execute_return(&mut self, home: Coord, report: &mut Report) {
+        if let Some(slot) = BISHOP_HOMES
+            .iter()
+            .position(|&(c, h)| c == self.turn && h == home)
+        {
+            if let Some(flag) = self.returns.get_mut(slot) {
+                *flag = false;
+            }
+        }
+        let mut bishop = Unit::fresh(Piece::new(self.turn, Role::Bishop));
+        bishop.life = RETURN_LIFE;
+        bishop.black_necklace = true;
+        self.board.set(home, Some(bishop));
+        report.progress = true;
+        report.effect(format!(
+            "return: {} bishop returns to {} with {RETURN_LIFE} LP and a black necklace",
+            self.turn,
+            home.name()
+        ));
+    }
+
+    /// The king on `king` heals the pieces around it, each up to its maximum life.
+    fn execute_heal(&mut self, king: Coord, report: &mut Report) {
+        let targets: Vec<Coord> = self.heal_targets(king, self.turn).collect();
+        for c in targets {
+            let name = self.describe(c);
+            if let Some(unit) = self.board.get_mut(c) {
+                let before = unit.life;
+                unit.life = (unit.life + HEAL_AMOUNT).min(max_life(unit.piece.role));
+                report.effect(format!("heal: {name} {before} -> {} LP", unit.life));
+            }
+        }
+        report.progress = true;
     }
 }

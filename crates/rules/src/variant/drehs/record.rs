@@ -198,35 +198,7 @@ pub fn verify(record: &DiceRecord) -> Result<Verified, VerifyError> {
         game.apply(&action)
             .map_err(|e| VerifyError::Mismatch(format!("{label} is not legal: {e}")))?;
         let replayed = game.last_roll_records();
-        for (k, expected) in replayed.iter().enumerate() {
-            match recorded.rolls.get(k) {
-                Some(stored) if stored == expected => {}
-                Some(stored) => {
-                    return Err(VerifyError::Mismatch(format!(
-                        "{label}, roll {}: recorded {}, the seed gives {}",
-                        k + 1,
-                        describe_roll(stored),
-                        describe_roll(expected)
-                    )))
-                }
-                None => {
-                    return Err(VerifyError::Mismatch(format!(
-                        "{label}: recorded {} rolls, the replay rolls {} (next: {})",
-                        recorded.rolls.len(),
-                        replayed.len(),
-                        describe_roll(expected)
-                    )))
-                }
-            }
-        }
-        if let Some(extra) = recorded.rolls.get(replayed.len()) {
-            return Err(VerifyError::Mismatch(format!(
-                "{label}: recorded {} rolls, the replay rolls only {} (extra: {})",
-                recorded.rolls.len(),
-                replayed.len(),
-                describe_roll(extra)
-            )));
-        }
+        compare_rolls(&label, &recorded.rolls, &replayed)?;
         roll_count += replayed.len();
         let dice: Vec<String> = replayed.iter().map(describe_roll).collect();
         lines.push(
@@ -236,18 +208,8 @@ pub fn verify(record: &DiceRecord) -> Result<Verified, VerifyError> {
         );
     }
     let (result, reason) = result_strings(&game);
-    for (field, stated, actual) in [
-        ("result", &record.result, &result),
-        ("reason", &record.reason, &reason),
-    ] {
-        if let Some(stated) = stated {
-            if stated != actual {
-                return Err(VerifyError::Mismatch(format!(
-                    "the record says {field} {stated}, the replay ends with {actual}"
-                )));
-            }
-        }
-    }
+    check_stated(record.result.as_deref(), "result", &result)?;
+    check_stated(record.reason.as_deref(), "reason", &reason)?;
     Ok(Verified {
         actions: record.actions.len(),
         rolls: roll_count,
@@ -255,4 +217,52 @@ pub fn verify(record: &DiceRecord) -> Result<Verified, VerifyError> {
         reason,
         lines,
     })
+}
+
+/// Compares one action's recorded rolls with the replay's, die by die.
+fn compare_rolls(
+    label: &str,
+    recorded: &[RollRecord],
+    replayed: &[RollRecord],
+) -> Result<(), VerifyError> {
+    for (k, expected) in replayed.iter().enumerate() {
+        match recorded.get(k) {
+            Some(stored) if stored == expected => {}
+            Some(stored) => {
+                return Err(VerifyError::Mismatch(format!(
+                    "{label}, roll {}: recorded {}, the seed gives {}",
+                    k + 1,
+                    describe_roll(stored),
+                    describe_roll(expected)
+                )))
+            }
+            None => {
+                return Err(VerifyError::Mismatch(format!(
+                    "{label}: recorded {} rolls, the replay rolls {} (next: {})",
+                    recorded.len(),
+                    replayed.len(),
+                    describe_roll(expected)
+                )))
+            }
+        }
+    }
+    if let Some(extra) = recorded.get(replayed.len()) {
+        return Err(VerifyError::Mismatch(format!(
+            "{label}: recorded {} rolls, the replay rolls only {} (extra: {})",
+            recorded.len(),
+            replayed.len(),
+            describe_roll(extra)
+        )));
+    }
+    Ok(())
+}
+
+/// A result or reason the record states (if it states one) must be the replay's.
+fn check_stated(stated: Option<&str>, field: &str, actual: &str) -> Result<(), VerifyError> {
+    match stated {
+        Some(stated) if stated != actual => Err(VerifyError::Mismatch(format!(
+            "the record says {field} {stated}, the replay ends with {actual}"
+        ))),
+        _ => Ok(()),
+    }
 }

@@ -74,33 +74,7 @@ pub(super) fn targets(
         }
     };
     match piece.role {
-        Role::Pawn => {
-            let forward = pawn_forward(piece.color);
-            if let Some(one) = shape.step(from, 0, forward) {
-                if piece_at(one).is_none() {
-                    out.push((one, Landing::Quiet));
-                    if rights.double_step {
-                        if let Some(two) = shape.step(one, 0, forward) {
-                            if piece_at(two).is_none() {
-                                out.push((two, Landing::Quiet));
-                            }
-                        }
-                    }
-                }
-            }
-            for side in [-1, 1] {
-                let Some(to) = shape.step(from, side, forward) else {
-                    continue;
-                };
-                match piece_at(to) {
-                    Some(other) if other.color != piece.color && other.role != Role::King => {
-                        out.push((to, Landing::Capture));
-                    }
-                    None if rights.en_passant == Some(to) => out.push((to, Landing::EnPassant)),
-                    _ => {}
-                }
-            }
-        }
+        Role::Pawn => pawn_targets(shape, piece_at, from, piece.color, rights, out),
         Role::Knight => {
             for (df, dr) in KNIGHT_LEAPS {
                 if let Some(to) = shape.step(from, df, dr) {
@@ -130,6 +104,43 @@ pub(super) fn targets(
                     }
                 }
             }
+        }
+    }
+}
+
+/// Every square a pawn of `color` on `from` can move to: one step (two with the right), the
+/// diagonal captures and the en-passant capture.
+fn pawn_targets(
+    shape: &Shape,
+    piece_at: &dyn Fn(Coord) -> Option<Piece>,
+    from: Coord,
+    color: Color,
+    rights: PawnRights,
+    out: &mut Vec<(Coord, Landing)>,
+) {
+    let forward = pawn_forward(color);
+    if let Some(one) = shape.step(from, 0, forward) {
+        if piece_at(one).is_none() {
+            out.push((one, Landing::Quiet));
+            if rights.double_step {
+                if let Some(two) = shape.step(one, 0, forward) {
+                    if piece_at(two).is_none() {
+                        out.push((two, Landing::Quiet));
+                    }
+                }
+            }
+        }
+    }
+    for side in [-1, 1] {
+        let Some(to) = shape.step(from, side, forward) else {
+            continue;
+        };
+        match piece_at(to) {
+            Some(other) if other.color != color && other.role != Role::King => {
+                out.push((to, Landing::Capture));
+            }
+            None if rights.en_passant == Some(to) => out.push((to, Landing::EnPassant)),
+            _ => {}
         }
     }
 }

@@ -340,36 +340,8 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
     .map_err(|e| position_error(format!("Duel board: {e} (kings never go there)")))?;
     let turn = Color::from_fen_field(side)
         .ok_or_else(|| position_error(format!("side to move `{side}` is not w or b")))?;
-    for color in Color::ALL {
-        let kings = main
-            .occupied()
-            .filter(|(_, m)| m.piece == Piece::new(color, Role::King))
-            .count();
-        if kings != 1 {
-            return Err(position_error(format!(
-                "{color} must have exactly one king on the Main board, found {kings}"
-            )));
-        }
-    }
-    if *returned_text != "-" {
-        let mut seen = Vec::new();
-        for name in returned_text.split(',') {
-            let square = parse_main_square(name)
-                .ok_or_else(|| position_error(format!("`{name}` is not a Main square")))?;
-            if seen.contains(&square) {
-                return Err(position_error(format!("{name} is listed twice")));
-            }
-            seen.push(square);
-            match main.get_mut(square) {
-                Some(man) if man.piece.role == Role::Pawn => man.returned = true,
-                _ => {
-                    return Err(position_error(format!(
-                        "returned square {name} holds no pawn"
-                    )))
-                }
-            }
-        }
-    }
+    check_one_king_each(&main)?;
+    mark_returned_pawns(&mut main, returned_text)?;
     let en_passant = if *ep_text == "-" {
         None
     } else {
@@ -378,18 +350,7 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
         check_en_passant(&main, turn, square)?;
         Some(square)
     };
-    let halfmoves: u32 = half_text
-        .parse()
-        .map_err(|_| position_error(format!("halfmove clock `{half_text}` is not a number")))?;
-    let fullmoves: u32 = full_text
-        .parse()
-        .ok()
-        .filter(|n| *n >= 1)
-        .ok_or_else(|| position_error(format!("move number `{full_text}` is not 1 or more")))?;
-    let ply = (fullmoves - 1)
-        .checked_mul(2)
-        .and_then(|p| p.checked_add(u32::from(turn == Color::Black)))
-        .ok_or_else(|| position_error("move number too large"))?;
+    let (halfmoves, fullmoves, ply) = parse_move_counters(half_text, full_text, turn)?;
     let mut game = Duel {
         main,
         duel,
@@ -409,21 +370,90 @@ pub(super) fn parse_position(text: &str) -> Result<Duel, ParsePositionError> {
     }
     // Keep the e.p. square only when a pawn can use it, so equal positions print alike.
     if let Some(square) = game.en_passant {
-        // Both sides' pawns land on rank 4 after a double step on this 7-rank board.
-        let pawn_rank = Coord::new(square.file, 3);
-        let ready = [-1, 1].into_iter().any(|side| {
-            pawn_rank.offset(side, 0).is_some_and(|c| {
-                game.main
-                    .get(c)
-                    .is_some_and(|m| m.piece == Piece::new(turn, Role::Pawn))
-            })
-        });
-        if !ready {
+        if !en_passant_is_usable(&game.main, turn, square) {
             game.en_passant = None;
         }
     }
     game.record_position();
     Ok(game)
+}
+
+/// Each side has exactly one king on the Main board.
+fn check_one_king_each(main: &Mailbox<Man>) -> Result<(), ParsePositionError> {
+    for color in Color::ALL {
+        let kings = main
+            .occupied()
+            .filter(|(_, m)| m.piece == Piece::new(color, Role::King))
+            .count();
+        if kings != 1 {
+            return Err(position_error(format!(
+                "{color} must have exactly one king on the Main board, found {kings}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Marks the pawns on the squares of the `returned` field (`-` or a comma list) as back from
+/// the Duel board.
+fn mark_returned_pawns(
+    main: &mut Mailbox<Man>,
+    returned_text: &str,
+) -> Result<(), ParsePositionError> {
+    if returned_text == "-" {
+        return Ok(());
+    }
+    let mut seen = Vec::new();
+    for name in returned_text.split(',') {
+        let square = parse_main_square(name)
+            .ok_or_else(|| position_error(format!("`{name}` is not a Main square")))?;
+        if seen.contains(&square) {
+            return Err(position_error(format!("{name} is listed twice")));
+        }
+        seen.push(square);
+        match main.get_mut(square) {
+            Some(man) if man.piece.role == Role::Pawn => man.returned = true,
+            _ => {
+                return Err(position_error(format!(
+                    "returned square {name} holds no pawn"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The halfmove clock, the move number and the ply they give with `turn` to move.
+fn parse_move_counters(
+    half_text: &str,
+    full_text: &str,
+    turn: Color,
+) -> Result<(u32, u32, u32), ParsePositionError> {
+    let halfmoves: u32 = half_text
+        .parse()
+        .map_err(|_| position_error(format!("halfmove clock `{half_text}` is not a number")))?;
+    let fullmoves: u32 = full_text
+        .parse()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| position_error(format!("move number `{full_text}` is not 1 or more")))?;
+    let ply = (fullmoves - 1)
+        .checked_mul(2)
+        .and_then(|p| p.checked_add(u32::from(turn == Color::Black)))
+        .ok_or_else(|| position_error("move number too large"))?;
+    Ok((halfmoves, fullmoves, ply))
+}
+
+/// Whether a pawn of `turn` stands ready to take en passant on `square`.
+fn en_passant_is_usable(main: &Mailbox<Man>, turn: Color, square: Coord) -> bool {
+    // Both sides' pawns land on rank 4 after a double step on this 7-rank board.
+    let pawn_rank = Coord::new(square.file, 3);
+    [-1, 1].into_iter().any(|side| {
+        pawn_rank.offset(side, 0).is_some_and(|c| {
+            main.get(c)
+                .is_some_and(|m| m.piece == Piece::new(turn, Role::Pawn))
+        })
+    })
 }
 
 /// An en-passant square must sit behind a pawn of the side that just moved, which cannot have
