@@ -26,6 +26,7 @@ pub mod game;
 pub mod histogram;
 pub mod loadtest;
 pub mod metrics;
+pub mod rating;
 pub mod store;
 pub mod telemetry;
 pub mod web;

@@ -12,7 +12,10 @@ pub mod event;
 pub mod formula;
 pub mod housekeeping;
 pub mod lobby;
-pub mod rating;
+pub mod state;
+
+/// Glicko-2, which the store applies as a game ends; here for the lobby's formulas.
+pub use crate::rating;
 
 use crate::metrics::Metrics;
 use crate::rules::{ActionError, Outcome, Variant};
@@ -388,7 +391,7 @@ struct GamesInner {
     notices: Mutex<Option<mpsc::UnboundedSender<GameNotice>>>,
     writer: GameWriter,
     metrics: Arc<Metrics>,
-    settings: GameSettings,
+    settings: Arc<GameSettings>,
     live: Mutex<HashMap<Uuid, GameHandle>>,
     /// Each player's open challenges still waiting for an opponent, by creator: what
     /// [`MAX_OPEN_CHALLENGES`] counts. A challenge leaves when its game starts or ends.
@@ -433,7 +436,7 @@ impl Games {
                 store,
                 writer,
                 metrics,
-                settings,
+                settings: Arc::new(settings),
                 notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
                 open_challenges: Mutex::new(HashMap::new()),
@@ -449,6 +452,18 @@ impl Games {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.inner.metrics
+    }
+
+    /// What a game's actor may reach: the writer, the store, the settings, the metrics, and
+    /// this registry through a few callbacks only.
+    fn context(&self) -> actor::GameContext {
+        actor::GameContext::new(
+            self.inner.writer.clone(),
+            self.inner.store.clone(),
+            self.inner.settings.clone(),
+            self.inner.metrics.clone(),
+            self.clone(),
+        )
     }
 
     /// Every later game start and end, in order and none missed. There is one listener:
@@ -511,7 +526,7 @@ impl Games {
             .wake_game(id)
             .await?
             .ok_or(GameError::NotFound)?;
-        let handle = actor::spawn_restored(self.clone(), record)?;
+        let handle = actor::spawn_restored(self.context(), record)?;
         self.register(handle.clone());
         Ok(handle)
     }
@@ -696,7 +711,7 @@ impl Games {
         terms: GameTerms,
         color: ColorChoice,
     ) -> Result<Uuid, GameError> {
-        let dice = actor::DiceSecret::for_variant(terms.variant);
+        let dice = state::DiceSecret::for_variant(terms.variant);
         self.inner
             .writer
             .commit(GameChange::Create(NewGame {
@@ -713,7 +728,18 @@ impl Games {
                 dice_seed: dice.as_ref().map(|d| d.seed.to_vec()),
             }))
             .await?;
-        let handle = actor::spawn_new(self.clone(), game_id, creator, terms, color, dice)?;
+        let handle = actor::spawn_new(
+            self.context(),
+            state::Founding {
+                id: game_id,
+                creator,
+                color_choice: color,
+                seats: [None, None],
+                status: crate::store::GameStatus::Waiting,
+                terms,
+                dice,
+            },
+        )?;
         self.register(handle);
         Ok(game_id)
     }
@@ -780,7 +806,7 @@ impl Games {
         let mut restored = 0;
         for record in records {
             let id = record.game_id;
-            match actor::spawn_restored(self.clone(), record) {
+            match actor::spawn_restored(self.context(), record) {
                 Ok(handle) => {
                     self.register(handle);
                     restored += 1;
