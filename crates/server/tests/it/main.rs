@@ -14,6 +14,7 @@ mod ops;
 mod outage;
 mod server;
 mod store;
+mod store_commit;
 mod web;
 mod webdriver;
 mod ws_game;

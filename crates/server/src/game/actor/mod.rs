@@ -78,7 +78,11 @@ impl GameActor {
     }
 
     fn now_ms(&self) -> u64 {
-        self.ctx.store.health().running_ms().saturating_sub(self.epoch)
+        self.ctx
+            .store
+            .health()
+            .running_ms()
+            .saturating_sub(self.epoch)
     }
 
     /// When the actor's time reaches `ms`, if PostgreSQL stays available meanwhile. If it

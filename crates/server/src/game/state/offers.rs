@@ -95,12 +95,7 @@ impl GameState {
 
     /// `color` claims the game (`winner` theirs) or a draw (`winner` None) against an
     /// opponent whose connections have all been closed for the claim delay.
-    fn claim(
-        &self,
-        color: Color,
-        winner: Option<Color>,
-        now: u64,
-    ) -> Result<Decision, GameError> {
+    fn claim(&self, color: Color, winner: Option<Color>, now: u64) -> Result<Decision, GameError> {
         let opponent = color.other();
         let claimable = self.connections(opponent) == 0
             && self.claim_allowed_at(opponent).is_some_and(|t| now >= t);

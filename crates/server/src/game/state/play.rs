@@ -18,11 +18,7 @@ impl GameState {
     ///
     /// # Errors
     /// The game has started, or the joiner created it.
-    pub fn propose_start(
-        &self,
-        joiner: Seat,
-        creator_color: Color,
-    ) -> Result<Proposal, GameError> {
+    pub fn propose_start(&self, joiner: Seat, creator_color: Color) -> Result<Proposal, GameError> {
         if self.status != GameStatus::Waiting {
             return Err(GameError::AlreadyStarted);
         }

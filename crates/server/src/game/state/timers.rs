@@ -175,9 +175,11 @@ impl GameState {
         let settings = &self.settings;
         let cap = ended.saturating_add(millis(settings.linger_after_end));
         match self.unwatched_since {
-            Some(since) => {
-                cap.min(since.max(ended).saturating_add(millis(settings.linger_unwatched)))
-            }
+            Some(since) => cap.min(
+                since
+                    .max(ended)
+                    .saturating_add(millis(settings.linger_unwatched)),
+            ),
             None => cap,
         }
     }

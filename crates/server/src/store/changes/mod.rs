@@ -136,7 +136,11 @@ impl Store {
             insert_actions(&self.writer_pool, &actions)
                 .await
                 .map(|()| Applied::default())
-        } else if changes.iter().filter_map(GameChange::end).any(|e| e.rated.is_some()) {
+        } else if changes
+            .iter()
+            .filter_map(GameChange::end)
+            .any(|e| e.rated.is_some())
+        {
             self.apply_and_rate(changes).await
         } else {
             apply_in_one_statement(&self.writer_pool, changes).await
@@ -283,4 +287,3 @@ fn action_error(err: sqlx::Error, action: &NewAction) -> StoreError {
 pub(super) fn log_unrecorded_end(game_id: Uuid, err: &StoreError) {
     tracing::error!(%game_id, cause = %err, "the last action was stored but not the game's end");
 }
-

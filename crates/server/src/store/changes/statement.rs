@@ -101,10 +101,14 @@ impl<'a> Columns<'a> {
         self.new_whites.push(game.white_id);
         self.new_blacks.push(game.black_id);
         self.new_color_choices.push(game.color_choice.as_str());
-        self.new_clock_initial_ms
-            .push(game.clock.map(|c| crate::store::games::bigint(c.initial_ms)));
-        self.new_clock_increment_ms
-            .push(game.clock.map(|c| crate::store::games::bigint(c.increment_ms)));
+        self.new_clock_initial_ms.push(
+            game.clock
+                .map(|c| crate::store::games::bigint(c.initial_ms)),
+        );
+        self.new_clock_increment_ms.push(
+            game.clock
+                .map(|c| crate::store::games::bigint(c.increment_ms)),
+        );
         self.new_rated.push(game.rated);
         self.new_start_positions
             .push(game.start_position.as_deref());

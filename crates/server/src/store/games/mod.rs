@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use std::str::FromStr;
 use uuid::Uuid;
 
-
 /// A game's result from the side of the user `u` it is joined with: `win`, `loss` or `draw`
 /// ([`PlayerResult::as_str`]), null while it runs or when it was aborted. The history's
 /// filter and the results' counts both use it.
@@ -603,7 +602,6 @@ impl Store {
         self.apply_changes(&changes).await
     }
 }
-
 
 #[cfg(test)]
 mod tests {
