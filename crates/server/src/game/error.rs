@@ -33,7 +33,7 @@ pub enum GameError {
     NotAllowed(&'static str),
     /// The player already holds [`MAX_OPEN_CHALLENGES`] open challenges.
     TooManyChallenges,
-    /// A player (named) already has [`GameSettings::max_games_in_progress`] games in
+    /// A player (named) already has [`super::GameSettings::max_games_in_progress`] games in
     /// progress.
     TooManyGames {
         player: String,

@@ -2,9 +2,9 @@
 //! and ends; and settling with the store after a commit whose answer was lost.
 
 use super::GameActor;
-use crate::game::state::{Adoption, Decision, Proposal};
+use crate::game::state::{Adoption, Decision, PlayedAction, Proposal};
 use crate::game::{GameError, PlayerRequest, Seat};
-use crate::store::{GameStatus, StoreError};
+use crate::store::{GameChange, GameStatus, StoreError};
 use rand::Rng;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -17,12 +17,10 @@ impl GameActor {
         let game_id = self.state.id();
         // The creator's place was claimed with the challenge; the joiner's is claimed now.
         self.ctx.claim_places(game_id, &[&seat])?;
-        if let Err(e) = self.ctx.writer.commit(proposal.change).await {
+        if let Err(e) = self.commit(proposal, Instant::now()).await {
             self.ctx.release_places(game_id, &[seat.user_id]);
-            return Err(e.into());
+            return Err(e);
         }
-        let effects = self.state.adopt(proposal.adoption, self.now_ms());
-        self.carry_out(effects);
         self.play_forced_actions().await;
         Ok(())
     }
@@ -110,19 +108,19 @@ impl GameActor {
     /// Commits a proposal and adopts it; changes nothing on error. A mover whose time ran
     /// out is refused with [`GameError::TimeOut`] once their loss on time is stored.
     async fn commit(&mut self, proposal: Proposal, received: Instant) -> Result<(), GameError> {
-        match &proposal.adoption {
-            Adoption::Action(_) => self.commit_action(proposal, received).await,
+        let Proposal { change, adoption } = proposal;
+        match adoption {
+            Adoption::Action(played) => self.commit_action(change, played, received).await,
             Adoption::End { flagged_mover, .. } => {
-                let flagged_mover = *flagged_mover;
-                self.finish(proposal).await?;
+                self.finish(Proposal { change, adoption }).await?;
                 if flagged_mover {
                     return Err(GameError::TimeOut);
                 }
                 Ok(())
             }
             Adoption::Start { .. } => {
-                self.ctx.writer.commit(proposal.change).await?;
-                let effects = self.state.adopt(proposal.adoption, self.now_ms());
+                self.ctx.writer.commit(change).await?;
+                let effects = self.state.adopt(adoption, self.now_ms());
                 self.carry_out(effects);
                 Ok(())
             }
@@ -132,14 +130,10 @@ impl GameActor {
     /// Stores an action (with the end it brings), then adopts and broadcasts it.
     async fn commit_action(
         &mut self,
-        proposal: Proposal,
+        change: GameChange,
+        played: Box<PlayedAction>,
         received: Instant,
     ) -> Result<(), GameError> {
-        let Proposal { change, adoption } = proposal;
-        let (ply, machine) = match &adoption {
-            Adoption::Action(played) => (played.ply, played.machine.clone()),
-            _ => return Err(GameError::NotAllowed("not_an_action")),
-        };
         match self.ctx.writer.commit(change).await {
             Ok(()) => {}
             // The ply is stored already. If with this very action, an earlier commit of it
@@ -147,15 +141,16 @@ impl GameActor {
             // and the game was left one ply behind its own record, refusing every move
             // after: the action is committed, so it is adopted now.
             Err(StoreError::DuplicatePly { .. })
-                if self.stored_action(ply).await.as_deref() == Some(machine.as_str()) => {}
+                if self.stored_action(played.ply).await.as_deref()
+                    == Some(played.machine.as_str()) => {}
             Err(e) => {
                 if e.is_unavailable() || matches!(e, StoreError::DuplicatePly { .. }) {
-                    self.unsettled_ply = Some(ply);
+                    self.unsettled_ply = Some(played.ply);
                 }
                 return Err(e.into());
             }
         }
-        let effects = self.state.adopt(adoption, self.now_ms());
+        let effects = self.state.adopt(Adoption::Action(played), self.now_ms());
         self.carry_out(effects);
         self.ctx.metrics.record_action(received.elapsed());
         Ok(())

@@ -39,7 +39,7 @@ impl GameContext {
     }
 
     /// Counts game `game_id` among the games in progress of `players` (see
-    /// [`Games::claim_places`]).
+    /// `Games::claim_places`).
     pub fn claim_places(&self, game_id: Uuid, players: &[&Seat]) -> Result<(), GameError> {
         self.registry.claim_places(game_id, players)
     }
@@ -59,7 +59,7 @@ impl GameContext {
     }
 
     /// Takes the game out of the registry if nobody can reach it any more (see
-    /// [`Games::hibernate`]).
+    /// `Games::hibernate`).
     pub fn hibernate(&self, game_id: Uuid, commands: &mpsc::Receiver<GameCmd>) -> bool {
         self.registry.hibernate(game_id, commands)
     }

@@ -362,22 +362,8 @@ impl GameState {
         u32::try_from(self.moves.len()).unwrap_or(u32::MAX)
     }
 
-    /// The side to move.
-    pub fn turn(&self) -> Color {
-        self.game.turn()
-    }
-
-    /// The action the rules force on the side to move, if they leave no choice.
-    pub fn forced_action_text(&self) -> Option<String> {
-        self.game.forced_action()
-    }
-
     pub fn clock(&self) -> Option<&Clock> {
         self.clock.as_ref()
-    }
-
-    pub fn moves(&self) -> &[MoveView] {
-        &self.moves
     }
 
     pub fn draw_offer(&self) -> Option<Color> {

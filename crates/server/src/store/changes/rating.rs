@@ -1,5 +1,5 @@
 //! Rating a finished game: both players' Glicko-2 ratings, result counts and a history entry
-//! each, written in the transaction that stores the game's end ([`super::apply_changes`]),
+//! each, written in the transaction that stores the game's end ([`Store::apply_changes`]),
 //! so a rated game's last action, its end and the new ratings land together.
 //!
 //! The arithmetic is [`crate::rating`]'s; the rows are locked here, so concurrent games of
@@ -40,7 +40,7 @@ pub enum RatedGame {
 
 impl Store {
     /// Rates a finished game in a transaction of its own, with `update` for the arithmetic
-    /// and `initial` for a player's first rating in the variant (see [`rate_in`]). A game's
+    /// and `initial` for a player's first rating in the variant (see `rate_in`). A game's
     /// end rates it already when the end carries [`crate::store::RatedSeats`]; this is
     /// for a game whose end was stored without them.
     ///
