@@ -546,3 +546,87 @@ fn only_an_unwatched_game_without_a_running_timer_hibernates() {
     timed.play(Color::Black, "e7e5", 0);
     assert_eq!(timed.state.hibernation_due_at(), None);
 }
+
+/// A stored game between Alice and Bob with `plies` of a Suicide opening played.
+fn record(time_control: Option<TimeControl>, plies: &[&str]) -> GameRecord {
+    let (white, black) = (seat("alice"), seat("bob"));
+    let actions = plies
+        .iter()
+        .zip(1..)
+        .map(|(machine, ply)| crate::store::ActionRecord {
+            ply,
+            machine: (*machine).into(),
+            human: (*machine).into(),
+            white_ms: time_control.map(|_| 40_000),
+            black_ms: time_control.map(|_| 30_000),
+            rolls: None,
+            created_at: chrono::Utc::now(),
+        })
+        .collect();
+    GameRecord {
+        game_id: Uuid::new_v4(),
+        variant: Variant::Suicide,
+        creator_id: white.user_id,
+        white_id: Some(white.user_id),
+        black_id: Some(black.user_id),
+        white_name: Some(white.name),
+        black_name: Some(black.name),
+        creator_name: "alice".into(),
+        color_choice: ColorChoice::White,
+        clock: time_control,
+        rated: false,
+        status: GameStatus::Active,
+        restarts: 2,
+        outcome: None,
+        start_position: None,
+        dice_commitment: None,
+        dice_seed: None,
+        created_at: chrono::Utc::now(),
+        started_at: None,
+        ended_at: None,
+        actions,
+    }
+}
+
+#[test]
+fn a_restored_game_resumes_its_clock_its_limits_and_a_later_log() {
+    let stored = record(clock(60_000, 0), &["e2e4", "d7d5", "e4d5"]);
+    let day = Duration::from_secs(24 * 60 * 60);
+    let state = GameState::restore(&stored, settings(), 0, day, day);
+    let state = state.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(state.ply(), 3);
+    // Black resumes with the time stored with the last action, from now.
+    let view = state.clock().map(|c| c.view(0));
+    assert_eq!(
+        view.map(|v| (v.white_ms, v.black_ms)),
+        Some((40_000, 30_000))
+    );
+    assert_eq!(state.next_deadline(), Some(30_000), "Black's flag");
+    // A client from an earlier life of the game gets a snapshot, not a tail of this log.
+    let messages = state.catch_up(None, Some(5), 0);
+    assert_eq!(messages.len(), 1);
+    assert!(
+        messages[0].starts_with("{\"t\":\"snapshot\""),
+        "{}",
+        messages[0]
+    );
+    // Nobody is back yet: both seats are absent from now, and a one-minute game's claim
+    // delay (a twentieth of its length) is held to the shortest allowed.
+    let view = state.view(None, 0);
+    assert_eq!(view.absent, [Color::White, Color::Black]);
+    assert_eq!(view.claim_after_ms.white, Some(10_000));
+
+    // Without a clock, the idle limit counts the time since the last action, downtime and all.
+    let untimed = record(None, &["e2e4", "e7e5"]);
+    let state = GameState::restore(&untimed, settings(), 0, day, day);
+    let state = state.unwrap_or_else(|e| panic!("{e}"));
+    let idle_left = 20 * 24 * 60 * 60 * 1000;
+    assert_eq!(state.next_deadline(), Some(idle_left.min(300_000)));
+    let lost = state
+        .deadline_end(idle_left)
+        .unwrap_or_else(|| panic!("not idle"));
+    assert_eq!(
+        end_of(&lost).outcome,
+        Outcome::win(Color::Black, EndReason::Abandoned)
+    );
+}

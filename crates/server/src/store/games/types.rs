@@ -36,8 +36,8 @@ impl ColorChoice {
 }
 
 /// Where a game is in its life. Only the store's writers move it forward:
-/// `waiting` → `active` ([`crate::store::Store::start_game`]) → `finished` ([`crate::store::Store::finish_game`]), or
-/// `waiting`/`active` → `aborted`.
+/// `waiting` → `active` ([`crate::store::Store::start_game`]) → `finished`
+/// ([`crate::store::Store::finish_game`]), or `waiting`/`active` → `aborted`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GameStatus {
@@ -271,7 +271,8 @@ pub struct GameRecord {
     pub rated: bool,
     pub status: GameStatus,
     /// How many times a server has resumed the game after a restart or brought it back after
-    /// it hibernated (see [`crate::store::Store::resume_running_games`], [`crate::store::Store::wake_game`]).
+    /// it hibernated (see [`crate::store::Store::resume_running_games`],
+    /// [`crate::store::Store::wake_game`]).
     #[serde(skip)]
     pub restarts: u32,
     /// `Some` exactly when the game is over.
