@@ -7,6 +7,9 @@
 //! or a [`Proposal`], a change to commit first and then [`GameState::adopt`], for what the
 //! store must hold before anyone is told. A proposal changes nothing until it is adopted, so a
 //! failed commit leaves the game as it was. [`GameState::next_deadline`] is the timer to arm.
+//!
+//! The one clock the state reads is the wall clock that stamps a stored start or end
+//! (`started_at`, `ended_at`); nothing is decided by it.
 
 mod offers;
 mod play;
