@@ -6,9 +6,11 @@
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`];
 //!   [`command`]: the whole command line (clap), which `src/main.rs` runs.
 //! - `admin` → `store`: `oddboard migrate` and `oddboard admin …`.
-//! - `store` → `rules` (ids only), `histogram`: all SQL, migrations, the group-commit writer.
-//! - `game` → `rules`, `store`: one actor per live game, clocks, event log; the lobby actor
-//!   (seeks, challenges, pairing), FICS formulas and Glicko-2 ratings.
+//! - [`rating`] → `rules` (colours only): Glicko-2 arithmetic, pure.
+//! - `store` → `rules` (ids only), `rating`, `histogram`: all SQL, migrations, the
+//!   group-commit writer (which rates a rated game in the commit that ends it).
+//! - `game` → `rules`, `store`, `rating`: one pure state and one actor per live game, clocks,
+//!   event log; the lobby actor (seeks, challenges, pairing) and FICS formulas.
 //! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
 //! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
 //!   histogram of `metrics` and the writer; `client`: a real API client for the load tool and
@@ -26,6 +28,7 @@ pub mod game;
 pub mod histogram;
 pub mod loadtest;
 pub mod metrics;
+pub mod rating;
 pub mod store;
 pub mod telemetry;
 pub mod web;

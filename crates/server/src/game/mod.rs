@@ -1,10 +1,11 @@
-//! Live play: one actor per game (a tokio task that owns the game's state, reached through a
-//! [`GameHandle`]), the [`Games`] registry that creates, finds and restores them, clocks, and
-//! the versioned event log used for reconnects.
+//! Live play: the [`Games`] registry that creates, finds, hibernates and restores games and
+//! counts each player's games in progress.
 //!
-//! This layer decides nothing about legality (the rules engine does) and writes no SQL (the
-//! store does); it sequences each game's actions, keeps the clocks, and acknowledges an action
-//! only after the store has committed it.
+//! Each game is a pure [`state::GameState`] (rules, clock, offers, claims, the versioned
+//! event log) inside an [`actor`], a tokio task reached through a [`GameHandle`] that does the
+//! game's I/O. This layer decides nothing about legality (the rules engine does) and writes
+//! no SQL (the store does); it sequences each game's actions, keeps the clocks, and
+//! acknowledges an action only after the store has committed it.
 
 pub mod actor;
 pub mod clock;
@@ -12,17 +13,26 @@ pub mod event;
 pub mod formula;
 pub mod housekeeping;
 pub mod lobby;
-pub mod rating;
+pub mod state;
+
+mod error;
+mod handle;
+mod settings;
+
+pub use error::{GameError, PlayerRequest};
+pub use handle::{GameCmd, GameHandle, Subscription};
+pub use settings::GameSettings;
+
+/// Glicko-2, which the store applies as a game ends; here for the lobby's formulas.
+pub use crate::rating;
 
 use crate::metrics::Metrics;
-use crate::rules::{ActionError, Outcome, Variant};
+use crate::rules::{Outcome, Variant};
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 /// A player as the game layer knows them.
@@ -30,332 +40,6 @@ use uuid::Uuid;
 pub struct Seat {
     pub user_id: Uuid,
     pub name: String,
-}
-
-/// Why the game layer refused a request. Each has a stable snake_case code.
-#[derive(Debug)]
-pub enum GameError {
-    NotFound,
-    /// The game's actor has stopped (the server is shutting down).
-    Unavailable,
-    NotAPlayer,
-    NotStarted,
-    GameOver,
-    AlreadyStarted,
-    OwnGame,
-    NotYourTurn,
-    /// The action was meant for another ply than the next one.
-    WrongPly {
-        expected: u32,
-    },
-    /// The same action was already applied at that ply.
-    Duplicate {
-        ply: u32,
-    },
-    Action(ActionError),
-    /// The player's time had run out.
-    TimeOut,
-    /// Abort, claims and offers that the game's state does not allow.
-    NotAllowed(&'static str),
-    /// The player already holds [`MAX_OPEN_CHALLENGES`] open challenges.
-    TooManyChallenges,
-    /// A player (named) already has [`GameSettings::max_games_in_progress`] games in
-    /// progress.
-    TooManyGames {
-        player: String,
-        limit: usize,
-    },
-    Store(StoreError),
-}
-
-impl GameError {
-    /// The stable error code sent to clients.
-    pub fn code(&self) -> &'static str {
-        match self {
-            GameError::NotFound => "game_not_found",
-            GameError::Unavailable => "game_unavailable",
-            GameError::NotAPlayer => "not_a_player",
-            GameError::NotStarted => "game_not_started",
-            GameError::GameOver => "game_over",
-            GameError::AlreadyStarted => "game_already_started",
-            GameError::OwnGame => "own_game",
-            GameError::NotYourTurn => "not_your_turn",
-            GameError::WrongPly { .. } => "wrong_ply",
-            GameError::Duplicate { .. } => "duplicate_action",
-            GameError::Action(e) => e.code(),
-            GameError::TimeOut => "time_out",
-            GameError::NotAllowed(code) => code,
-            GameError::TooManyChallenges => "too_many_challenges",
-            GameError::TooManyGames { .. } => "too_many_games_in_progress",
-            GameError::Store(e) if e.is_unavailable() => "store_unavailable",
-            GameError::Store(_) => "storage_failed",
-        }
-    }
-}
-
-impl fmt::Display for GameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GameError::NotFound => f.write_str("no such game"),
-            GameError::Unavailable => f.write_str("the game is not available right now"),
-            GameError::NotAPlayer => f.write_str("you are not playing in this game"),
-            GameError::NotStarted => f.write_str("the game has not started"),
-            GameError::GameOver => f.write_str("the game is over"),
-            GameError::AlreadyStarted => f.write_str("the game already has both players"),
-            GameError::OwnGame => f.write_str("you cannot accept your own challenge"),
-            GameError::NotYourTurn => f.write_str("it is not your turn"),
-            GameError::WrongPly { expected } => {
-                write!(f, "that action is not for the next ply ({expected})")
-            }
-            GameError::Duplicate { ply } => write!(f, "ply {ply} was already played"),
-            GameError::Action(e) => e.fmt(f),
-            GameError::TimeOut => f.write_str("your time ran out"),
-            GameError::NotAllowed(code) => write!(f, "not allowed now ({code})"),
-            GameError::TooManyChallenges => write!(
-                f,
-                "you already have {MAX_OPEN_CHALLENGES} open challenges: withdraw one or wait \
-                 until one is taken"
-            ),
-            GameError::TooManyGames { player, limit } => write!(
-                f,
-                "{player} already has {limit} games in progress (open challenges included): \
-                 finish or withdraw one first"
-            ),
-            // Store details are logged, not sent.
-            GameError::Store(e) if e.is_unavailable() => f.write_str(
-                "the database is unavailable: nothing was done, and no clock runs until it is \
-                 back; try again shortly",
-            ),
-            GameError::Store(_) => f.write_str("the action could not be stored; try again"),
-        }
-    }
-}
-
-impl std::error::Error for GameError {}
-
-impl From<StoreError> for GameError {
-    fn from(e: StoreError) -> Self {
-        GameError::Store(e)
-    }
-}
-
-impl From<ActionError> for GameError {
-    fn from(e: ActionError) -> Self {
-        GameError::Action(e)
-    }
-}
-
-/// What a player asks of a game besides playing an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayerRequest {
-    Resign,
-    OfferDraw,
-    AcceptDraw,
-    DeclineDraw,
-    Abort,
-    OfferRematch,
-    AcceptRematch,
-    DeclineRematch,
-    /// Claim the win against an opponent who left.
-    ClaimVictory,
-    /// Call the game a draw against an opponent who left.
-    ClaimDraw,
-}
-
-/// The stream a connection receives: the messages that bring it up to date, then every
-/// later event.
-pub struct Subscription {
-    pub initial: Vec<Arc<str>>,
-    pub events: broadcast::Receiver<Arc<str>>,
-}
-
-/// Messages to a game actor. Each request carries its reply channel.
-pub enum GameCmd {
-    Join {
-        seat: Seat,
-        reply: oneshot::Sender<Result<(), GameError>>,
-    },
-    Subscribe {
-        viewer: Option<Uuid>,
-        since: Option<u64>,
-        reply: oneshot::Sender<Subscription>,
-    },
-    Act {
-        user_id: Uuid,
-        ply: u32,
-        action: String,
-        received: tokio::time::Instant,
-        reply: oneshot::Sender<Result<(), GameError>>,
-    },
-    Request {
-        user_id: Uuid,
-        request: PlayerRequest,
-        reply: oneshot::Sender<Result<(), GameError>>,
-    },
-    /// A connection of this viewer opened (true) or closed (false).
-    Presence { viewer: Option<Uuid>, open: bool },
-    /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
-    /// as aborted without storing the end again.
-    AbortedInStore,
-}
-
-/// A cheap, cloneable address of one game's actor.
-#[derive(Clone, Debug)]
-pub struct GameHandle {
-    id: Uuid,
-    tx: mpsc::Sender<GameCmd>,
-}
-
-impl GameHandle {
-    pub fn id(&self) -> Uuid {
-        self.id
-    }
-
-    async fn ask<T>(
-        &self,
-        make: impl FnOnce(oneshot::Sender<T>) -> GameCmd,
-    ) -> Result<T, GameError> {
-        let (reply, answer) = oneshot::channel();
-        self.tx
-            .send(make(reply))
-            .await
-            .map_err(|_| GameError::Unavailable)?;
-        answer.await.map_err(|_| GameError::Unavailable)
-    }
-
-    /// Takes the free seat of an open challenge.
-    pub async fn join(&self, seat: Seat) -> Result<(), GameError> {
-        self.ask(|reply| GameCmd::Join { seat, reply }).await?
-    }
-
-    /// Subscribes to the game's events, catching up from version `since` when possible.
-    pub async fn subscribe(
-        &self,
-        viewer: Option<Uuid>,
-        since: Option<u64>,
-    ) -> Result<Subscription, GameError> {
-        self.ask(|reply| GameCmd::Subscribe {
-            viewer,
-            since,
-            reply,
-        })
-        .await
-    }
-
-    /// Plays an action for the player; resolves once it is committed and broadcast.
-    pub async fn act(&self, user_id: Uuid, ply: u32, action: String) -> Result<(), GameError> {
-        let received = tokio::time::Instant::now();
-        self.ask(|reply| GameCmd::Act {
-            user_id,
-            ply,
-            action,
-            received,
-            reply,
-        })
-        .await?
-    }
-
-    /// Resign, offers, abort and claims.
-    pub async fn request(&self, user_id: Uuid, request: PlayerRequest) -> Result<(), GameError> {
-        self.ask(|reply| GameCmd::Request {
-            user_id,
-            request,
-            reply,
-        })
-        .await?
-    }
-
-    /// Tells the actor that the game was marked aborted in the store behind its back (by an
-    /// operator), so it ends the game for its players too.
-    pub async fn aborted_in_store(&self) {
-        let _ = self.tx.send(GameCmd::AbortedInStore).await;
-    }
-
-    /// Tells the actor a connection opened or closed (never blocks the caller for long: a
-    /// full queue means the game is busy and the message waits its turn).
-    pub async fn presence(&self, viewer: Option<Uuid>, open: bool) {
-        let _ = self.tx.send(GameCmd::Presence { viewer, open }).await;
-    }
-}
-
-/// Limits that shape every game; shorter in tests.
-#[derive(Clone, Debug)]
-pub struct GameSettings {
-    /// How long each side has for its first move before the game is aborted.
-    pub first_move_limit: Duration,
-    /// How long an open challenge waits for someone to accept it before it is withdrawn
-    /// (aborted), so that forgotten links do not pile up, each an actor restored at every
-    /// start.
-    pub open_challenge_limit: Duration,
-    /// How long a game without a clock may wait for its next action, once both sides have
-    /// moved, before the player to move loses it as abandoned. lichess ends its unlimited
-    /// games the same way after 21 days; without it, a game both players left would never
-    /// end, and its actor would be restored at every start. (A game with a clock ends by
-    /// the clock, and one before both sides' first moves by `first_move_limit`.)
-    pub idle_limit: Duration,
-    /// How long a finished game's actor stays up for rematches and late viewers.
-    pub linger_after_end: Duration,
-    /// How long a finished game stays up once nobody is connected to it (never longer than
-    /// `linger_after_end`): nobody is left to offer a rematch, and a late visitor's game page
-    /// shows the stored game in the replay instead. Under load thousands of games end every
-    /// minute, and their actors would otherwise hold memory for the full linger.
-    pub linger_unwatched: Duration,
-    /// Bounds of the delay after which a player may claim against a vanished opponent.
-    pub min_claim_delay: Duration,
-    pub max_claim_delay: Duration,
-    /// How long a game nobody is connected to, and whose clock does not run (an open
-    /// challenge, or a game without a clock), stays in memory after its last command before
-    /// it hibernates: its actor stops, and the next request for it brings it back from the
-    /// store ([`Games::find`]). A correspondence-style game lies idle for days; in memory it
-    /// held about 45 KiB all that time.
-    pub hibernate_after: Duration,
-    /// How often the housekeeping task runs ([`housekeeping`]): it wakes the hibernated
-    /// games whose expiry or idle limit has passed, so that they end as they would have in
-    /// memory, and purges expired sessions and stale guest accounts.
-    pub housekeeping_interval: Duration,
-    /// How old a guest account must be before it may be purged (if no session of it is
-    /// still valid and it never finished a game; see [`crate::store::Store::delete_stale_guests`]).
-    pub guest_purge_age: Duration,
-    /// The most games one account may have in progress at once: active games it plays and
-    /// open challenges it created (`too_many_games_in_progress`). Enough for a bot to fill a
-    /// multiplexed socket ([`crate::web::mux::MAX_WATCHED`], 256) and start its next games
-    /// beside them; what it bounds is one account's share of the server's memory and
-    /// PostgreSQL rows.
-    pub max_games_in_progress: usize,
-}
-
-impl Default for GameSettings {
-    fn default() -> Self {
-        GameSettings {
-            first_move_limit: Duration::from_secs(30),
-            open_challenge_limit: Duration::from_secs(24 * 60 * 60),
-            idle_limit: Duration::from_secs(21 * 24 * 60 * 60),
-            linger_after_end: Duration::from_secs(600),
-            linger_unwatched: Duration::from_secs(60),
-            min_claim_delay: Duration::from_secs(10),
-            max_claim_delay: Duration::from_secs(60),
-            hibernate_after: Duration::from_secs(5 * 60),
-            housekeeping_interval: Duration::from_secs(60),
-            guest_purge_age: Duration::from_secs(7 * 24 * 60 * 60),
-            max_games_in_progress: 300,
-        }
-    }
-}
-
-impl GameSettings {
-    /// The claim delay for a time control: about a twentieth of the expected game length
-    /// (initial time plus 40 increments), within the bounds, as lichess scales it; games
-    /// without a clock use the upper bound.
-    pub fn claim_delay(&self, control: Option<TimeControl>) -> Duration {
-        match control {
-            None => self.max_claim_delay,
-            Some(tc) => {
-                let expected_ms = tc.initial_ms + 40 * tc.increment_ms;
-                Duration::from_millis(expected_ms / 20)
-                    .clamp(self.min_claim_delay, self.max_claim_delay)
-            }
-        }
-    }
 }
 
 /// What the registry tells its listeners (the lobby) about games starting and ending.
@@ -388,7 +72,7 @@ struct GamesInner {
     notices: Mutex<Option<mpsc::UnboundedSender<GameNotice>>>,
     writer: GameWriter,
     metrics: Arc<Metrics>,
-    settings: GameSettings,
+    settings: Arc<GameSettings>,
     live: Mutex<HashMap<Uuid, GameHandle>>,
     /// Each player's open challenges still waiting for an opponent, by creator: what
     /// [`MAX_OPEN_CHALLENGES`] counts. A challenge leaves when its game starts or ends.
@@ -433,7 +117,7 @@ impl Games {
                 store,
                 writer,
                 metrics,
-                settings,
+                settings: Arc::new(settings),
                 notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
                 open_challenges: Mutex::new(HashMap::new()),
@@ -449,6 +133,18 @@ impl Games {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.inner.metrics
+    }
+
+    /// What a game's actor may reach: the writer, the store, the settings, the metrics, and
+    /// this registry through a few callbacks only.
+    fn context(&self) -> actor::GameContext {
+        actor::GameContext::new(
+            self.inner.writer.clone(),
+            self.inner.store.clone(),
+            self.inner.settings.clone(),
+            self.inner.metrics.clone(),
+            self.clone(),
+        )
     }
 
     /// Every later game start and end, in order and none missed. There is one listener:
@@ -511,7 +207,7 @@ impl Games {
             .wake_game(id)
             .await?
             .ok_or(GameError::NotFound)?;
-        let handle = actor::spawn_restored(self.clone(), record)?;
+        let handle = actor::spawn_restored(self.context(), record)?;
         self.register(handle.clone());
         Ok(handle)
     }
@@ -696,7 +392,7 @@ impl Games {
         terms: GameTerms,
         color: ColorChoice,
     ) -> Result<Uuid, GameError> {
-        let dice = actor::DiceSecret::for_variant(terms.variant);
+        let dice = state::DiceSecret::for_variant(terms.variant);
         self.inner
             .writer
             .commit(GameChange::Create(NewGame {
@@ -713,7 +409,18 @@ impl Games {
                 dice_seed: dice.as_ref().map(|d| d.seed.to_vec()),
             }))
             .await?;
-        let handle = actor::spawn_new(self.clone(), game_id, creator, terms, color, dice)?;
+        let handle = actor::spawn_new(
+            self.context(),
+            state::Founding {
+                id: game_id,
+                creator,
+                color_choice: color,
+                seats: [None, None],
+                status: crate::store::GameStatus::Waiting,
+                terms,
+                dice,
+            },
+        )?;
         self.register(handle);
         Ok(game_id)
     }
@@ -780,7 +487,7 @@ impl Games {
         let mut restored = 0;
         for record in records {
             let id = record.game_id;
-            match actor::spawn_restored(self.clone(), record) {
+            match actor::spawn_restored(self.context(), record) {
                 Ok(handle) => {
                     self.register(handle);
                     restored += 1;

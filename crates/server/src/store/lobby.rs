@@ -2,11 +2,11 @@
 //! (`rating_history`), lobby settings (`user_setting`), noplay lists (`noplay`), and the
 //! read-only views of `game` the lobby needs (colour history, games in progress).
 //!
-//! The rating arithmetic belongs to the game layer: [`Store::rate_game`] locks both rows in
-//! one transaction and asks a closure for the new values, so both players and their history
-//! change together or not at all.
+//! Ratings change with the end of a rated game, in the same commit
+//! ([`super::changes::rating`]).
 
 use super::{Store, StoreError};
+use crate::rating::Glicko;
 use crate::rules::{Color, Variant};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -104,31 +104,24 @@ impl TryFrom<RatingRow> for RatingRecord {
     }
 }
 
-/// The result of a finished game, as [`Store::rate_game`] needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameResult {
-    pub game_id: Uuid,
-    pub variant: Variant,
-    pub white_id: Uuid,
-    pub black_id: Uuid,
-    /// None: a draw.
-    pub winner: Option<Color>,
+impl From<RatingValues> for Glicko {
+    fn from(v: RatingValues) -> Self {
+        Glicko {
+            rating: v.rating,
+            deviation: v.deviation,
+            volatility: v.volatility,
+        }
+    }
 }
 
-/// What [`Store::rate_game`] did.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RatedGame {
-    /// Both players were rated: their values before and after.
-    Rated {
-        white_before: RatingValues,
-        black_before: RatingValues,
-        white_after: RatingValues,
-        black_after: RatingValues,
-    },
-    /// A player is a guest: nothing changed.
-    Guest,
-    /// The game was already rated: nothing changed.
-    AlreadyRated,
+impl From<Glicko> for RatingValues {
+    fn from(g: Glicko) -> Self {
+        RatingValues {
+            rating: g.rating,
+            deviation: g.deviation,
+            volatility: g.volatility,
+        }
+    }
 }
 
 impl Store {
@@ -181,125 +174,6 @@ impl Store {
                 })
             })
             .collect()
-    }
-
-    /// Rates a finished game in one transaction: locks (creating at `initial` if missing)
-    /// both players' ratings in `variant`, asks `update` for the new values, stores them with
-    /// the result counts and a history entry each. Guests are never rated, and a game is
-    /// rated at most once (the history key).
-    ///
-    /// # Errors
-    /// Database failures; nothing is changed then.
-    #[tracing::instrument(skip(self, initial, update))]
-    pub async fn rate_game(
-        &self,
-        game: &GameResult,
-        initial: RatingValues,
-        update: impl FnOnce(RatingValues, RatingValues) -> (RatingValues, RatingValues),
-    ) -> Result<RatedGame, StoreError> {
-        let GameResult {
-            game_id,
-            variant,
-            white_id,
-            black_id,
-            winner,
-        } = *game;
-        let mut tx = self.pool.begin().await?;
-        let registered: i64 = sqlx::query_scalar(
-            "select count(*) from app_user where user_id in ($1, $2) and not is_guest",
-        )
-        .bind(white_id)
-        .bind(black_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        if registered < 2 || white_id == black_id {
-            return Ok(RatedGame::Guest);
-        }
-        sqlx::query(
-            "insert into rating (user_id, variant, rating, deviation, volatility) \
-             values ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) \
-             on conflict on constraint rating_pkey do nothing",
-        )
-        .bind(white_id)
-        .bind(black_id)
-        .bind(variant.key())
-        .bind(initial.rating)
-        .bind(initial.deviation)
-        .bind(initial.volatility)
-        .execute(&mut *tx)
-        .await?;
-        // Locked in user-id order, so two games of the same players cannot deadlock.
-        let rows: Vec<(Uuid, f64, f64, f64)> = sqlx::query_as(
-            "select user_id, rating, deviation, volatility from rating \
-             where user_id in ($1, $2) and variant = $3 order by user_id for update",
-        )
-        .bind(white_id)
-        .bind(black_id)
-        .bind(variant.key())
-        .fetch_all(&mut *tx)
-        .await?;
-        let values = |id: Uuid| {
-            rows.iter()
-                .find(|r| r.0 == id)
-                .map(|r| RatingValues {
-                    rating: r.1,
-                    deviation: r.2,
-                    volatility: r.3,
-                })
-                .ok_or(StoreError::NotFound)
-        };
-        let white_before = values(white_id)?;
-        let black_before = values(black_id)?;
-        let (white_after, black_after) = update(white_before, black_before);
-        let inserted = sqlx::query(
-            "insert into rating_history (user_id, variant, game_id, rating, deviation, volatility) \
-             values ($1, $3, $4, $5, $6, $7), ($2, $3, $4, $8, $9, $10) \
-             on conflict on constraint rating_history_pkey do nothing",
-        )
-        .bind(white_id)
-        .bind(black_id)
-        .bind(variant.key())
-        .bind(game_id)
-        .bind(white_after.rating)
-        .bind(white_after.deviation)
-        .bind(white_after.volatility)
-        .bind(black_after.rating)
-        .bind(black_after.deviation)
-        .bind(black_after.volatility)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if inserted < 2 {
-            return Ok(RatedGame::AlreadyRated);
-        }
-        for (user_id, after, score) in [
-            (white_id, white_after, winner.map(|w| w == Color::White)),
-            (black_id, black_after, winner.map(|w| w == Color::Black)),
-        ] {
-            sqlx::query(
-                "update rating set rating = $3, deviation = $4, volatility = $5, \
-                     games = games + 1, \
-                     wins = wins + ($6 is true)::int, \
-                     losses = losses + ($6 is false)::int, \
-                     draws = draws + ($6 is null)::int \
-                 where user_id = $1 and variant = $2",
-            )
-            .bind(user_id)
-            .bind(variant.key())
-            .bind(after.rating)
-            .bind(after.deviation)
-            .bind(after.volatility)
-            .bind(score)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(RatedGame::Rated {
-            white_before,
-            black_before,
-            white_after,
-            black_after,
-        })
     }
 
     /// A user's lobby settings (the defaults if never saved).

@@ -7,7 +7,8 @@
 //! - [`games`]: games, their seats, results and actions.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
 //! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
-//!   ended), and the one statement that commits a batch of them.
+//!   ended, with the ratings of a rated game's end), and the one statement that commits a
+//!   batch of them.
 //! - [`writer`]: [`GameWriter`], the group-commit task through which game actors commit
 //!   their changes, so that a move is acknowledged only once committed without paying one
 //!   fsync per move.
@@ -20,7 +21,8 @@
 //! PostgreSQL in `tests/it/store*.rs`.
 //!
 //! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
-//! [`crate::rules::Outcome`], [`crate::rules::EndReason`]).
+//! [`crate::rules::Outcome`], [`crate::rules::EndReason`]), and on [`crate::rating`] for
+//! the Glicko-2 arithmetic it applies as a rated game ends.
 
 pub mod admin;
 pub mod changes;
@@ -31,16 +33,15 @@ pub mod users;
 pub mod writer;
 
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
+pub use changes::rating::{GameResult, RatedGame};
 pub use changes::GameChange;
 pub use games::{
     ActionRecord, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus, GameSummary, JsonText,
-    NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError, PlayerResult, TimeControl,
-    UnfinishedGame, VariantResults,
+    NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError, PlayerResult, RatedSeats,
+    TimeControl, UnfinishedGame, VariantResults,
 };
 pub use health::StoreHealth;
-pub use lobby::{
-    GameResult, LastGame, RatedGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings,
-};
+pub use lobby::{LastGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings};
 pub use users::{Session, User};
 pub use writer::{CommitStats, CommitStatsSnapshot, GameWriter, WriterConfig};
 

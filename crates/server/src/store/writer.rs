@@ -9,7 +9,7 @@
 //! moves of other games. One statement cannot change a game's row twice, so when the queue
 //! holds two changes to one game of which one writes its row (rare: a game actor waits for
 //! each change before it sends the next), the batch is cut in two, in order
-//! ([`statements`]). While a batch commits, new requests queue up, so batches grow
+//! (`statements`). While a batch commits, new requests queue up, so batches grow
 //! with load on their own: no timers, and no added latency when the server is idle.
 //! [`WriterConfig::max_in_flight`] can let more than one batch be written at once, on
 //! separate connections; the default is one, which measured fastest here.

@@ -17,6 +17,7 @@ mod outage;
 mod server;
 mod store;
 mod store_changes;
+mod store_commit;
 mod store_games;
 mod store_lobby;
 mod store_writer;

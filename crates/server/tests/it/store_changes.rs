@@ -30,6 +30,7 @@ fn end(game_id: Uuid, outcome: Outcome) -> GameEnd {
         game_id,
         outcome,
         ended_at: at(20),
+        rated: None,
     }
 }
 

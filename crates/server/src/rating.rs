@@ -6,9 +6,11 @@
 //! 1500, deviation 350, volatility 0.06. A rating is **provisional** while its deviation is
 //! above [`PROVISIONAL_DEVIATION`] (110, lichess's threshold): about the first dozen games.
 //! Deviations do not grow with inactivity (no decay between periods).
+//!
+//! Pure arithmetic, below both the game layer and the store: the store applies it in the
+//! same transaction as the end of a rated game.
 
 use crate::rules::Color;
-use crate::store::RatingValues;
 use skillratings::glicko2::{glicko2, glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
@@ -61,26 +63,6 @@ impl Glicko {
             rating: r.rating,
             deviation: r.deviation,
             volatility: r.volatility,
-        }
-    }
-}
-
-impl From<RatingValues> for Glicko {
-    fn from(v: RatingValues) -> Self {
-        Glicko {
-            rating: v.rating,
-            deviation: v.deviation,
-            volatility: v.volatility,
-        }
-    }
-}
-
-impl From<Glicko> for RatingValues {
-    fn from(g: Glicko) -> Self {
-        RatingValues {
-            rating: g.rating,
-            deviation: g.deviation,
-            volatility: g.volatility,
         }
     }
 }

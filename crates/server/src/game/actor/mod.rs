@@ -1,0 +1,224 @@
+//! The game actor: a tokio task around one [`GameState`], doing its I/O and nothing else.
+//!
+//! Each command is asked of the state, which answers with what to commit (a
+//! [`crate::game::state::Proposal`]) or what to tell (an
+//! [`crate::game::state::Effects`]); the actor commits through the group-commit writer,
+//! waits for the commit, has the state adopt it, then broadcasts. A failed commit therefore
+//! changes nothing and nobody was told anything. The state's next deadline is the timer the
+//! actor sleeps on.
+//!
+//! Time: the actor's milliseconds count from its start on the store's time
+//! ([`crate::store::StoreHealth::running_ms`]), which stands still while PostgreSQL is
+//! away: clocks, deadlines and delays are all measured on it, so no flag falls and no limit
+//! runs out during an outage, when nobody can act.
+
+mod commit;
+mod context;
+mod spawn;
+
+pub use context::GameContext;
+pub(super) use spawn::{spawn_new, spawn_restored};
+
+use super::state::{Effects, GameState};
+use super::{GameCmd, Subscription};
+use crate::rules::{EndReason, Outcome};
+use crate::store::GameStatus;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+
+/// Commands a game's queue holds before senders wait.
+const COMMAND_QUEUE: usize = 64;
+/// Events buffered per subscriber before a slow one is told to resync (it then starts again
+/// from a snapshot). A socket forwards each event as it comes, so a few suffice; the channel
+/// also keeps its last messages until they are overwritten, which on a finished game is
+/// memory held for nothing.
+const BROADCAST_BUFFER: usize = 16;
+
+struct GameActor {
+    ctx: GameContext,
+    state: GameState,
+    sender: broadcast::Sender<Arc<str>>,
+    /// The zero of the actor's time scale, on the store's time.
+    epoch: u64,
+    /// A ply whose commit failed in a way that leaves it unknown whether it was stored: the
+    /// store went away, or the ply turned out taken by another action. If the connection
+    /// broke after PostgreSQL committed, the action is in the record but not in memory; so
+    /// before the game goes on, the actor reads what the store holds for that ply and adopts
+    /// it ([`GameActor::catch_up_with_store`]).
+    unsettled_ply: Option<u32>,
+    /// Whether the commit of an end (a resignation, a flag…) failed with the store away,
+    /// so that the game may be over in the record but not in memory; settled the same way.
+    unsettled_end: bool,
+}
+
+impl GameActor {
+    fn new(ctx: GameContext, state: GameState) -> GameActor {
+        let (sender, _) = broadcast::channel(BROADCAST_BUFFER);
+        let epoch = ctx.store.health().running_ms();
+        GameActor {
+            ctx,
+            state,
+            sender,
+            epoch,
+            unsettled_ply: None,
+            unsettled_end: false,
+        }
+    }
+
+    fn spawn(self) -> super::GameHandle {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = super::GameHandle {
+            id: self.state.id(),
+            tx,
+        };
+        tokio::spawn(self.run(rx));
+        handle
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.ctx
+            .store
+            .health()
+            .running_ms()
+            .saturating_sub(self.epoch)
+    }
+
+    /// When the actor's time reaches `ms`, if PostgreSQL stays available meanwhile. If it
+    /// goes away, the actor wakes early by the length of the outage, finds the deadline not
+    /// yet due, and sleeps again.
+    fn instant_at(&self, ms: u64) -> Instant {
+        Instant::now() + Duration::from_millis(ms.saturating_sub(self.now_ms()))
+    }
+
+    /// Carries out a state change's effects: the registry's part, then the broadcast.
+    fn carry_out(&self, mut effects: Effects) {
+        self.ctx.carry_out(self.state.id(), &mut effects);
+        for message in effects.broadcast {
+            // No receivers is fine: nobody is watching right now.
+            let _ = self.sender.send(message);
+        }
+    }
+
+    #[tracing::instrument(name = "game", skip_all, fields(game_id = %self.state.id()))]
+    async fn run(mut self, mut rx: mpsc::Receiver<GameCmd>) {
+        // A resumed game may stop where the rules force an action that was not stored
+        // before the server went down (a Chazz pass).
+        self.play_forced_actions().await;
+        let mut hibernated = false;
+        loop {
+            let deadline = self.state.next_deadline();
+            let sleep_until = self.instant_at(deadline.unwrap_or(0));
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => {
+                        self.state.command_received(self.now_ms());
+                        self.handle(command).await;
+                    }
+                    None => break,
+                },
+                () = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
+                    // The game's own deadlines first: one that ends it also keeps it awake.
+                    if self.on_deadline().await {
+                        break;
+                    }
+                    let now = self.now_ms();
+                    if self.state.hibernation_due_at().is_some_and(|at| now >= at) {
+                        if self.ctx.hibernate(self.state.id(), &rx) {
+                            hibernated = true;
+                            break;
+                        }
+                        // Someone holds the game's address, a request on its way: another
+                        // try once that has settled.
+                        self.state.command_received(now);
+                    }
+                }
+            }
+        }
+        if hibernated {
+            // Out of the registry already, and still in progress (and counted so) in the
+            // store, from which the next request for it brings it back.
+            tracing::debug!("hibernated");
+            return;
+        }
+        if self.state.status() == GameStatus::Active {
+            // Shutting down mid-game: the game stays unfinished in the database and is
+            // restored at the next start.
+            self.carry_out(Effects {
+                in_progress_delta: -1,
+                ..Effects::default()
+            });
+        }
+        self.ctx.deregister(self.state.id());
+    }
+
+    /// Handles a passed deadline; returns true when the actor should stop.
+    async fn on_deadline(&mut self) -> bool {
+        let now = self.now_ms();
+        if self.state.is_over() {
+            return self.state.lingered(now);
+        }
+        if self.state.waiting_to_retry(now) {
+            return false;
+        }
+        if let Err(e) = self.catch_up_with_store().await {
+            // Nothing is decided against a record the actor cannot read: a flag may not fall
+            // before the action that would have stopped the clock.
+            tracing::error!(cause = %e, "could not read the game's record; trying again");
+            self.state.retry_later(now);
+            return false;
+        }
+        self.play_forced_actions().await;
+        if let Some(end) = self.state.deadline_end(now) {
+            if let Err(e) = self.finish(end).await {
+                tracing::error!(cause = %e, "could not store the game's end; trying again");
+                self.state.retry_later(now);
+            }
+        }
+        false
+    }
+
+    async fn handle(&mut self, command: GameCmd) {
+        match command {
+            GameCmd::Join { seat, reply } => {
+                let _ = reply.send(self.join(seat).await);
+            }
+            GameCmd::Subscribe {
+                viewer,
+                since,
+                reply,
+            } => {
+                let events = self.sender.subscribe();
+                let initial = self.state.catch_up(viewer, since, self.now_ms());
+                let _ = reply.send(Subscription { initial, events });
+            }
+            GameCmd::Act {
+                user_id,
+                ply,
+                action,
+                received,
+                reply,
+            } => {
+                let _ = reply.send(self.act(user_id, ply, &action, received).await);
+            }
+            GameCmd::Request {
+                user_id,
+                request,
+                reply,
+            } => {
+                let _ = reply.send(self.request(user_id, request).await);
+            }
+            GameCmd::Presence { viewer, open } => {
+                let effects = self.state.presence(viewer, open, self.now_ms());
+                self.carry_out(effects);
+            }
+            GameCmd::AbortedInStore => {
+                let effects = self
+                    .state
+                    .conclude(Outcome::draw(EndReason::Aborted), self.now_ms());
+                self.carry_out(effects);
+            }
+        }
+    }
+}
