@@ -5,11 +5,11 @@
 //! WebSocket; commands go through `POST /api/command` unless a test is about the JSON forms.
 
 use crate::server::{fast_settings, TestServer, WAIT};
-use oddboard::client::{expect_ok, Client, LobbySocket};
 use oddboard::game::lobby::LobbySettings;
 use oddboard::game::rating::{rate_game, Glicko};
 use oddboard::game::GameSettings;
 use oddboard::rules::Color;
+use oddboard_client::{expect_ok, Client, LobbySocket};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

@@ -3,9 +3,9 @@
 //! and every kind of bad input.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
-use oddboard::client::Client;
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
+use oddboard_client::Client;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -327,7 +327,7 @@ async fn games_end_by_resignation_agreement_abort_flag_and_abandonment() {
     let (game_id, mut white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
-    let snapshot_game = |mut socket: oddboard::client::GameSocket| async move {
+    let snapshot_game = |mut socket: oddboard_client::GameSocket| async move {
         let snapshot = socket
             .wait_for(WAIT, |m| m["t"] == "snapshot")
             .await
@@ -602,7 +602,7 @@ async fn bad_input_gets_an_error_and_changes_nothing() {
 }
 
 /// A finished dice game's roll log verifies with the revealed seed, and a tampered one fails.
-async fn check_dice_record(client: &mut oddboard::client::Client, game_id: &str) {
+async fn check_dice_record(client: &mut oddboard_client::Client, game_id: &str) {
     let response = client
         .get(&format!("/api/games/{game_id}/dice"))
         .await
