@@ -1,6 +1,7 @@
 //! The figures of a run: percentiles of the tool's own latencies, and the server's gauges and
 //! move-latency histogram read from its `/metrics` text.
 
+/// The nearest-rank `p`th percentile of latencies sorted in µs, in ms (0 with none).
 pub(super) fn percentile(sorted: &[u32], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -11,6 +12,7 @@ pub(super) fn percentile(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[index]) / 1000.0
 }
 
+/// The value of an unlabelled metric in a Prometheus text (`name value`).
 pub(super) fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))

@@ -171,6 +171,50 @@ impl MuxPair {
         }
         Ok(())
     }
+    /// Queues the next action of every game whose last one both players have seen and, in a
+    /// paced run, whose turn has come; adds the games that have ended to `ended`. Returns the
+    /// earliest time a game that waits only for its turn may move.
+    async fn feed_due_actions(
+        &mut self,
+        interval: Option<Duration>,
+        rng: &mut u64,
+        ended: &mut Vec<String>,
+    ) -> Result<Option<Instant>, ClientError> {
+        let now = Instant::now();
+        let mut next_due: Option<Instant> = None;
+        for (gid, game) in &mut self.games {
+            if game.in_flight.is_some() || !game.white.synced || !game.black.synced {
+                continue;
+            }
+            if let Some(interval) = interval {
+                if game.next_move > now {
+                    next_due = Some(next_due.map_or(game.next_move, |d| d.min(game.next_move)));
+                    continue;
+                }
+                game.next_move += interval;
+            }
+            let by_white = game.white.to_move();
+            let (mover, socket) = if by_white {
+                (&game.white, &mut self.white_socket)
+            } else {
+                (&game.black, &mut self.black_socket)
+            };
+            if !mover.can_move() {
+                ended.push(gid.clone());
+                continue;
+            }
+            let frame = mover.act_frame(next_pick(rng), Some(gid));
+            let ply = mover.ply;
+            socket.feed_text(frame).await?;
+            game.in_flight = Some(InFlight {
+                ply,
+                by_white,
+                sent: Instant::now(),
+                delivered: false,
+            });
+        }
+        Ok(next_due)
+    }
 }
 
 /// Starts the pair's replacement games in a task of its own, with copies of the players'
@@ -220,40 +264,9 @@ pub(super) async fn drive_pair(
     let (order_game, mut new_games) = spawn_game_maker(&pair, options.variant.clone());
     let mut ended = Vec::new();
     while !shared.stopping() {
-        let now = Instant::now();
-        // The earliest time a game that is waiting only for its turn may move.
-        let mut next_due: Option<Instant> = None;
-        for (gid, game) in &mut pair.games {
-            if game.in_flight.is_some() || !game.white.synced || !game.black.synced {
-                continue;
-            }
-            if let Some(interval) = interval {
-                if game.next_move > now {
-                    next_due = Some(next_due.map_or(game.next_move, |d| d.min(game.next_move)));
-                    continue;
-                }
-                game.next_move += interval;
-            }
-            let by_white = game.white.to_move();
-            let (mover, socket) = if by_white {
-                (&game.white, &mut pair.white_socket)
-            } else {
-                (&game.black, &mut pair.black_socket)
-            };
-            if !mover.can_move() {
-                ended.push(gid.clone());
-                continue;
-            }
-            let frame = mover.act_frame(next_pick(&mut rng), Some(gid));
-            let ply = mover.ply;
-            socket.feed_text(frame).await?;
-            game.in_flight = Some(InFlight {
-                ply,
-                by_white,
-                sent: Instant::now(),
-                delivered: false,
-            });
-        }
+        let next_due = pair
+            .feed_due_actions(interval, &mut rng, &mut ended)
+            .await?;
         for gid in ended.drain(..) {
             shared.game_finished();
             pair.drop_game(&gid).await?;
