@@ -58,7 +58,9 @@ pub struct LoadOptions {
     pub idle: usize,
     /// Games each player's socket carries: 1 opens one `/ws/game/{id}` socket per player and
     /// game; more pairs the players up, each with one multiplexed `/ws/games` socket
-    /// carrying this many games against the same opponent (a bot's way of playing).
+    /// carrying this many games against the same opponent (a bot's way of playing). At most
+    /// what the server lets one socket watch: it refuses the watches beyond that
+    /// (`oddboard loadtest` caps the flag).
     pub games_per_socket: usize,
 }
 
@@ -131,6 +133,8 @@ impl std::fmt::Display for LoadReport {
     }
 }
 
+/// What every game and pair of a run shares: the counts and latencies of the report, and the
+/// signal to stop.
 struct Shared {
     latencies_us: std::sync::Mutex<Vec<u32>>,
     moves: AtomicU64,
