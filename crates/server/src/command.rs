@@ -4,7 +4,7 @@
 //! - `oddboard` or `oddboard serve [--bind ADDR] …`: the server, its settings from flags, the
 //!   environment or their defaults ([`crate::config::Config`]).
 //! - `oddboard rules …`: the rules engine ([`crate::cli`]).
-//! - `oddboard loadtest …`: the load tool ([`crate::loadtest`]).
+//! - `oddboard loadtest …`: the load tool (`oddboard_client::loadtest`).
 //! - `oddboard migrate`: creates the database if missing, runs the migrations and exits.
 //! - `oddboard admin …`: operators' commands against the database ([`crate::admin`]).
 //!
@@ -12,6 +12,8 @@
 
 use crate::cli::RulesCommand;
 use clap::{Parser, Subcommand};
+use oddboard_client::loadtest::LoadOptions;
+use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,7 +43,7 @@ pub enum Command {
         command: RulesCommand,
     },
     /// Plays many games against a running server and reports its speed.
-    Loadtest(crate::loadtest::LoadArgs),
+    Loadtest(LoadArgs),
     /// Creates the database if missing, runs the migrations and exits.
     Migrate(DatabaseArgs),
     /// Operators' commands: accounts, games and sessions.
@@ -92,6 +94,57 @@ pub enum AdminCommand {
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         limit: u32,
     },
+}
+
+/// `oddboard loadtest`'s flags (`oddboard loadtest --help`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LoadArgs {
+    /// The server to load.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+    pub addr: String,
+    /// Games played at once.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: u64,
+    /// Length of the measured run.
+    #[arg(long, default_value_t = 20.0, value_name = "S", value_parser = positive_number)]
+    pub seconds: f64,
+    /// Total moves per second to aim at; without it the games run flat out.
+    #[arg(long, value_name = "MOVES_PER_S", value_parser = positive_number)]
+    pub rate: Option<f64>,
+    /// Variant id.
+    #[arg(long, default_value = "chad", value_name = "ID")]
+    pub variant: String,
+    /// Extra spectator connections to open and hold.
+    #[arg(long, default_value_t = 0, value_name = "CONNECTIONS")]
+    pub idle: u64,
+    /// Games each player's socket carries (more than 1: multiplexed sockets), at most what
+    /// the server lets one socket watch.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games_per_socket: u64,
+}
+
+/// A finite number above zero (a NaN or infinite duration would panic the tool).
+fn positive_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(number) if number.is_finite() && number > 0.0 => Ok(number),
+        _ => Err(format!("`{text}` is not a number above 0")),
+    }
+}
+
+impl From<LoadArgs> for LoadOptions {
+    /// Caps the games per socket at what the server lets one socket watch.
+    fn from(args: LoadArgs) -> LoadOptions {
+        let most_per_socket = crate::web::mux::MAX_WATCHED as u64;
+        LoadOptions {
+            addr: args.addr,
+            games: usize::try_from(args.games).unwrap_or(usize::MAX),
+            duration: Duration::from_secs_f64(args.seconds.clamp(0.1, 1e9)),
+            rate: args.rate.map(|rate| rate.max(0.1)),
+            variant: args.variant,
+            idle: usize::try_from(args.idle).unwrap_or(usize::MAX),
+            games_per_socket: args.games_per_socket.min(most_per_socket) as usize,
+        }
+    }
 }
 
 /// The environment variables the command line falls back to, every subcommand's.
@@ -243,20 +296,49 @@ mod tests {
             ));
         }
 
+        /// The load tool's options from `oddboard loadtest` and these flags.
+        fn loadtest_options(flags: &[&str]) -> LoadOptions {
+            let words: Vec<&str> = std::iter::once("loadtest")
+                .chain(flags.iter().copied())
+                .collect();
+            match parse(&words) {
+                Ok(Cli {
+                    command: Some(Command::Loadtest(args)),
+                    ..
+                }) => LoadOptions::from(args),
+                other => panic!("{flags:?}: {other:?}"),
+            }
+        }
+
         #[test]
         fn loadtest_flags_are_checked() {
-            let cli = parse(&["loadtest", "--games", "5", "--seconds", "2.5"])
-                .unwrap_or_else(|e| panic!("{e}"));
-            let Some(Command::Loadtest(args)) = cli.command else {
-                panic!("not loadtest");
-            };
-            let options = crate::loadtest::LoadOptions::from(args);
+            let options = loadtest_options(&["--games", "5", "--seconds", "2.5"]);
             assert_eq!(options.games, 5);
-            assert_eq!(options.duration, std::time::Duration::from_millis(2500));
+            assert_eq!(options.duration, Duration::from_millis(2500));
+            assert_eq!((options.rate, options.games_per_socket), (None, 1));
+            assert_eq!(options.variant, "chad");
             for bad in ["nan", "inf", "-1", "0"] {
                 assert!(parse(&["loadtest", "--seconds", bad]).is_err(), "{bad}");
             }
             assert!(parse(&["loadtest", "--games", "0"]).is_err());
+            assert!(parse(&["loadtest", "--games"]).is_err());
+            assert!(parse(&["loadtest", "--bogus", "1"]).is_err());
+            let paced = loadtest_options(&[
+                "--variant",
+                "suicide",
+                "--rate",
+                "5000",
+                "--games-per-socket",
+                "50",
+            ]);
+            assert_eq!(paced.variant, "suicide");
+            assert_eq!((paced.rate, paced.games_per_socket), (Some(5000.0), 50));
+            let capped = loadtest_options(&["--games-per-socket", "1000"]);
+            assert_eq!(
+                capped.games_per_socket,
+                crate::web::mux::MAX_WATCHED,
+                "the server's limit"
+            );
         }
 
         /// Which variables the settings fall back to. Reading them is tested through the

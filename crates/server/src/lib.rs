@@ -13,8 +13,10 @@
 //!   event log; the lobby actor (seeks, challenges, pairing) and FICS formulas.
 //! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
 //! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
-//!   histogram of `metrics` and the writer; `client`: a real API client for the load tool and
-//!   the tests.
+//!   histogram of `metrics` and the writer.
+//!
+//! The client and load tool are the crate `oddboard-client` (`crates/client`): they speak to
+//! the server only over the wire, and `oddboard loadtest` runs the load tool.
 
 pub mod cli;
 pub mod command;
@@ -22,11 +24,9 @@ pub use oddboard_rules as rules;
 
 pub mod admin;
 pub mod app;
-pub mod client;
 pub mod config;
 pub mod game;
 pub mod histogram;
-pub mod loadtest;
 pub mod metrics;
 pub mod rating;
 pub mod store;

@@ -50,7 +50,8 @@ mod server {
     use oddboard::command::{AdminArgs, DatabaseArgs};
     use oddboard::config::{redact_url, Config};
     use oddboard::telemetry::{self, LogFormat};
-    use oddboard::{admin, app, game, loadtest};
+    use oddboard::{admin, app, game};
+    use oddboard_client::loadtest;
     use std::process::ExitCode;
 
     fn runtime() -> Option<tokio::runtime::Runtime> {

@@ -2,7 +2,7 @@
 //! acknowledged action must be there, and the game must go on to its end.
 
 use crate::server::{choose, database_url_named, drop_database, Player, Watcher};
-use oddboard::client::Client;
+use oddboard_client::Client;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 

@@ -2,8 +2,8 @@
 //! on a server whose limits are low and whose loopback address is not exempt.
 
 use crate::server::{fast_settings, TestServer, WAIT};
-use oddboard::client::{Client, HttpResponse};
 use oddboard::config::{parse_networks, Config, Rate, RateLimits};
+use oddboard_client::{Client, HttpResponse};
 use serde_json::{json, Value};
 use std::num::NonZeroU32;
 use std::time::Duration;

@@ -5,8 +5,8 @@
 //! WebSocket; commands go through `POST /api/command` unless a test is about the JSON forms.
 
 use crate::server::{fast_settings, TestServer, WAIT};
-use oddboard::client::{expect_ok, Client, LobbySocket};
 use oddboard::game::lobby::LobbySettings;
+use oddboard_client::{expect_ok, Client, LobbySocket};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

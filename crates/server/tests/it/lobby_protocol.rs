@@ -4,7 +4,7 @@
 //! at once, an accept against a pairing.
 
 use super::lobby::{command, server, LobbyPlayer};
-use oddboard::client::Client;
+use oddboard_client::Client;
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

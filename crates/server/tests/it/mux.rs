@@ -4,8 +4,8 @@
 //! limit of games one socket watches.
 
 use crate::server::{choose, fast_settings, GameState, Player, TestServer, WAIT};
-use oddboard::client::GameSocket;
 use oddboard::rules::Variant;
+use oddboard_client::GameSocket;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

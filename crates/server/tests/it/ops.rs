@@ -4,7 +4,7 @@
 
 use crate::crash::{free_port, wait_healthy, ServerProcess};
 use crate::server::{database_url_named, drop_database, fast_settings, TestServer, Watcher, WAIT};
-use oddboard::client::{expect_ok, Client, HttpResponse};
+use oddboard_client::{expect_ok, Client, HttpResponse};
 use serde_json::{json, Value};
 use std::process::{Command, Stdio};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -5,7 +5,7 @@
 //! were told against what the database holds.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
-use oddboard::client::Client;
+use oddboard_client::Client;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Command;

@@ -2,10 +2,10 @@
 //! in as guests and follow a game over the WebSocket, and a simple playing policy.
 
 use oddboard::app::App;
-use oddboard::client::{expect_ok, Client, GameSocket, HttpResponse};
 use oddboard::config::Config;
 use oddboard::game::lobby::LobbySettings;
 use oddboard::game::GameSettings;
+use oddboard_client::{expect_ok, Client, GameSocket, HttpResponse};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::sync::oneshot;

@@ -1,92 +1,15 @@
 //! A small WebDriver client for the browser tests: starts Debian's `chromedriver` on a free
 //! port, opens headless Chromium sessions with fresh profiles, and speaks the W3C WebDriver
-//! JSON-over-HTTP protocol through [`oddboard::client::Client`]. Only what the tests use:
-//! navigation, script execution, element lookup and clicks, typing, pointer actions (clicks
-//! and drags at element centres) and screenshots.
-//!
-//! chromedriver keeps connections open whatever `Connection: close` says, so the client here
-//! reads exactly `Content-Length` bytes instead of reading to the end of the stream.
+//! JSON-over-HTTP protocol through the same HTTP client as the other tests
+//! ([`oddboard_client::Client`], on one kept connection per session). Only what the tests
+//! use: navigation, script execution, element lookup and clicks, typing, pointer actions
+//! (clicks and drags at element centres) and screenshots.
 
+use base64::Engine;
+use oddboard_client::Client;
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-
-/// A response: status and body.
-pub struct Response {
-    pub status: u16,
-    pub body: String,
-}
-
-impl Response {
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-/// A minimal HTTP/1.1 client for chromedriver's JSON.
-#[derive(Clone)]
-pub struct Client {
-    addr: String,
-}
-
-impl Client {
-    pub fn new(addr: String) -> Client {
-        Client { addr }
-    }
-
-    pub async fn get(&mut self, path: &str) -> Result<Response, std::io::Error> {
-        self.request("GET", path, None).await
-    }
-
-    pub async fn post(&mut self, path: &str, body: &Value) -> Result<Response, std::io::Error> {
-        self.request("POST", path, Some(body)).await
-    }
-
-    pub async fn request(
-        &mut self,
-        method: &str,
-        path: &str,
-        body: Option<&Value>,
-    ) -> Result<Response, std::io::Error> {
-        let stream = tokio::net::TcpStream::connect(&self.addr).await?;
-        let mut stream = BufReader::new(stream);
-        let payload = body.map(|b| b.to_string()).unwrap_or_default();
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            self.addr,
-            payload.len()
-        );
-        stream.get_mut().write_all(head.as_bytes()).await?;
-        stream.get_mut().write_all(payload.as_bytes()).await?;
-        let mut line = String::new();
-        stream.read_line(&mut line).await?;
-        let status = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let mut length = 0usize;
-        loop {
-            line.clear();
-            if stream.read_line(&mut line).await? == 0 || line.trim().is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                if name.trim().eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        stream.read_exact(&mut body).await?;
-        Ok(Response {
-            status,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        })
-    }
-}
 
 /// The W3C key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -327,7 +250,9 @@ impl Browser {
     /// Saves a PNG screenshot of the window.
     pub async fn screenshot(&mut self, path: &std::path::Path) {
         let value = self.call("GET", "/screenshot", None).await;
-        let png = decode_base64(value.as_str().unwrap_or_default());
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(value.as_str().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("the screenshot is not base64: {e}"));
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
@@ -338,31 +263,4 @@ impl Browser {
         let path = format!("/session/{}", self.session);
         let _ = self.client.request("DELETE", &path, None).await;
     }
-}
-
-/// Standard base64 (the screenshot endpoint's encoding).
-fn decode_base64(text: &str) -> Vec<u8> {
-    let value = |c: u8| -> Option<u32> {
-        match c {
-            b'A'..=b'Z' => Some(u32::from(c - b'A')),
-            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
-            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
-            b'+' => Some(62),
-            b'/' => Some(63),
-            _ => None,
-        }
-    };
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for c in text.bytes().filter_map(value) {
-        buffer = (buffer << 6) | c;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    out
 }

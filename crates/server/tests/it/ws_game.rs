@@ -4,9 +4,9 @@
 //! endings are in `ws_game_ends`).
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
-use oddboard::client::Client;
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
+use oddboard_client::Client;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -446,7 +446,7 @@ async fn refuses_malformed_frames(player: &mut Watcher) {
 }
 
 /// A finished dice game's roll log verifies with the revealed seed, and a tampered one fails.
-async fn check_dice_record(client: &mut oddboard::client::Client, game_id: &str) {
+async fn check_dice_record(client: &mut oddboard_client::Client, game_id: &str) {
     let response = client
         .get(&format!("/api/games/{game_id}/dice"))
         .await

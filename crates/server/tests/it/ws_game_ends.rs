@@ -128,7 +128,7 @@ async fn ends_by_abandonment(alice: &mut Player, bob: &mut Player) -> (String, W
     let (game_id, mut white, black) = untimed_game_after_first_moves(alice, bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
-    let snapshot_game = |mut socket: oddboard::client::GameSocket| async move {
+    let snapshot_game = |mut socket: oddboard_client::GameSocket| async move {
         let snapshot = socket
             .wait_for(WAIT, |m| m["t"] == "snapshot")
             .await
