@@ -62,7 +62,7 @@ function connect() {
     if (e.reason === 'logged_out') { location.reload(); return; }
     lobby.socket = null;
     // Commands sent on this socket will get no answer now.
-    for (const resolve of lobby.pending.values()) resolve({ ok: false, code: 'disconnected', reply: 'The connection to the lobby dropped; try again.' });
+    for (const resolve of lobby.pending.values()) resolve({ text: 'The connection to the lobby dropped; try again.', code: 'disconnected', error: true });
     lobby.pending.clear();
     document.body.classList.add('reconnecting');
     lobby.retry += 1;
