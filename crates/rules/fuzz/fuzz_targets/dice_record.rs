@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oddboard::rules::variant::drehs::record::{verify, DiceRecord};
+use oddboard_rules::variant::drehs::record::{verify, DiceRecord};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(record) = serde_json::from_slice::<DiceRecord>(data) else {

@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oddboard::rules::{AnyGame, Variant};
+use oddboard_rules::{AnyGame, Variant};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
@@ -80,7 +80,7 @@ fn check_position(game: &AnyGame) {
     let _ = game.outcome();
     let _ = game.snapshot();
     let _ = game.forced_action();
-    for color in [oddboard::rules::Color::White, oddboard::rules::Color::Black] {
+    for color in [oddboard_rules::Color::White, oddboard_rules::Color::Black] {
         let _ = game.can_win(color);
     }
     let text = game.position();
