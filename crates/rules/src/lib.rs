@@ -223,6 +223,13 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// A hash of the position, the same for equal positions in every run and build of the
+    /// same code: search engines key their tables by it. The default hashes the position
+    /// notation (FNV-1a, no random key); variants that keep a Zobrist key return it instead.
+    fn hash(&self) -> u64 {
+        fnv1a(self.position().as_bytes())
+    }
+
     /// Sets the secret dice seed and the game id every later roll derives from (see
     /// [`dice`]). Variants without dice ignore it.
     fn set_dice(&mut self, _seed: [u8; 32], _game_id: &str) {}
@@ -255,6 +262,13 @@ pub trait Rules: Clone + fmt::Debug + Send + Sync + 'static {
             })
             .sum()
     }
+}
+
+/// The 64-bit FNV-1a hash of `bytes`: fixed constants, so it is deterministic everywhere.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// An action that was played, in both notations.

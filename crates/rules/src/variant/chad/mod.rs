@@ -414,6 +414,10 @@ impl Rules for Chad {
         Chad::parse_position(notation)
     }
 
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
     fn position(&self) -> String {
         self.write_position()
     }

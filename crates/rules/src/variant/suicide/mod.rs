@@ -212,6 +212,10 @@ impl Rules for Suicide {
         self.position.fen()
     }
 
+    fn hash(&self) -> u64 {
+        self.position.key
+    }
+
     fn turn(&self) -> Color {
         self.position.turn
     }
