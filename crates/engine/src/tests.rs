@@ -1,1 +1,216 @@
+//! The engine's behaviour through its public API: wins found, legality, levels, determinism,
+//! limits and cancellation, Davey Drehs' dice kept out of sight.
 
+use super::*;
+use oddboard_rules::Color;
+use std::time::Duration;
+
+fn game(variant: Variant, position: &str) -> AnyGame {
+    match AnyGame::from_position(variant, position) {
+        Ok(game) => game,
+        Err(e) => panic!("{variant} position {position}: {e}"),
+    }
+}
+
+fn start(variant: Variant) -> AnyGame {
+    match AnyGame::start(variant) {
+        Ok(game) => game,
+        Err(e) => panic!("{variant}: {e}"),
+    }
+}
+
+/// Plays `actions` (machine notation) on a copy of `game`.
+fn after(game: &AnyGame, actions: &[&str]) -> AnyGame {
+    let mut next = game.clone();
+    for action in actions {
+        if let Err(e) = next.play(action) {
+            panic!("{action} in {}: {e}", next.position());
+        }
+    }
+    next
+}
+
+/// Positions where the side to act wins at once (Suicide: by forcing its last man to be
+/// taken), with that winning action.
+const WINS: [(Variant, &str, &str); 6] = [
+    // Pushing to e4 forces the knight to take the last white man.
+    (Variant::Suicide, "8/8/3n4/8/8/8/4P3/8 w - - 0 1", "e2e4"),
+    (Variant::Chazz, "7k/P7/6PP/8/K7 w - - 0 1", "a4a5r"),
+    (Variant::Chazz, "k7/8/1pp5/3p4/K7 b - - 0 1", "d2d1r"),
+    (
+        Variant::Duel,
+        "2k2/p4/5/2*2/5/5/R3K n2/3/3 w - - 0 1",
+        "a1a6",
+    ),
+    (Variant::Drehs, "4k3/4Q3/8/8/8/8/8/4K3 w - e7=12e2", "e7xe8"),
+    (
+        Variant::Chad,
+        "12/12/7rrr2/7rkr2/7rrr2/8R3/12/12/3K8/12/12/8R3 w - - 0 1",
+        "i7i8",
+    ),
+];
+
+#[test]
+fn finds_the_win_in_every_variant() {
+    for (variant, position, winning) in WINS {
+        let game = game(variant, position);
+        let mover = game.turn();
+        let result = Engine::new(variant).search(&game, &Limits::depth(3), &Cancel::new());
+        let best = result.best.clone().unwrap_or_default();
+        assert!(
+            best.starts_with(winning),
+            "{variant} {position}: {result:?}"
+        );
+        assert_eq!(result.pv.first(), result.best.as_ref(), "{variant}");
+        if variant == Variant::Drehs {
+            // The attack may miss: it is the best chance, not a forced win.
+            continue;
+        }
+        assert!(
+            matches!(result.score, Score::Mate(n) if n > 0),
+            "{variant}: {result:?}"
+        );
+        let mut end = after(&game, &[&best]);
+        if variant == Variant::Suicide {
+            let reply = end.legal_actions();
+            end = after(&end, &[&reply[0]]);
+        }
+        assert_eq!(
+            end.outcome().and_then(|o| o.winner),
+            Some(mover),
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn a_mated_side_sees_its_loss() {
+    let game = game(Variant::Chazz, "7k/P7/6PP/8/K7 w - - 0 1");
+    let lost = after(&game, &["a4a5r"]);
+    let result = Engine::new(Variant::Chazz).search(&lost, &Limits::depth(2), &Cancel::new());
+    assert_eq!(result.best, None);
+    assert!(result.pv.is_empty());
+}
+
+#[test]
+fn self_play_only_ever_chooses_legal_actions() {
+    for variant in Variant::ALL {
+        let mut game = start(variant);
+        let mut engine = Engine::new(variant);
+        for _ in 0..8 {
+            let result = engine.search(&game, &Limits::nodes(300), &Cancel::new());
+            let Some(best) = result.best else { break };
+            assert!(game.legal_actions().contains(&best), "{variant}: {best}");
+            let mut line = game.clone();
+            for action in &result.pv {
+                assert!(line.play(action).is_ok(), "{variant} pv {:?}", result.pv);
+            }
+            game = after(&game, &[&best]);
+        }
+    }
+}
+
+#[test]
+fn level_zero_plays_random_legal_actions() {
+    for variant in Variant::ALL {
+        let game = start(variant);
+        let legal = game.legal_actions();
+        let chosen: Vec<String> = (0..12)
+            .filter_map(|seed| choose(Level::MIN, &game, seed))
+            .collect();
+        assert_eq!(chosen.len(), 12, "{variant}");
+        assert!(chosen.iter().all(|a| legal.contains(a)), "{variant}");
+        let first = &chosen[0];
+        assert!(
+            chosen.iter().any(|a| a != first),
+            "{variant}: always {first}"
+        );
+    }
+}
+
+#[test]
+fn the_same_seed_and_node_limit_give_the_same_action() {
+    for variant in Variant::ALL {
+        let game = after(&start(variant), &[]);
+        let limits = Limits::nodes(400);
+        let pick = |seed| choose_within(Level::new(3), &game, seed, &limits, &Cancel::new());
+        assert_eq!(pick(5), pick(5), "{variant}");
+        let a = Engine::new(variant).search(&game, &limits, &Cancel::new());
+        let b = Engine::new(variant).search(&game, &limits, &Cancel::new());
+        assert_eq!(a, b, "{variant}");
+        assert_eq!(a.nodes, 400, "{variant}");
+    }
+}
+
+#[test]
+fn a_depth_limited_search_reports_that_depth() {
+    for variant in [Variant::Suicide, Variant::Chazz, Variant::Duel] {
+        let result =
+            Engine::new(variant).search(&start(variant), &Limits::depth(3), &Cancel::new());
+        assert_eq!(result.depth, 3, "{variant}");
+        assert!(matches!(result.score, Score::Cp(_)), "{variant}");
+        assert!(
+            !result.pv.is_empty() && result.pv.len() <= 3 + 6,
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn a_cancelled_search_stops_and_still_answers() {
+    let game = start(Variant::Chad);
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let result = Engine::new(Variant::Chad).search(&game, &Limits::default(), &cancel);
+    assert!(result.nodes <= 1024, "{result:?}");
+    let best = result.best.unwrap_or_default();
+    assert!(game.legal_actions().contains(&best));
+}
+
+#[test]
+fn cancelling_from_another_thread_ends_an_unlimited_search() {
+    let game = start(Variant::Suicide);
+    let cancel = Cancel::new();
+    let searching = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            Engine::new(Variant::Suicide).search(&game, &Limits::default(), &cancel)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    cancel.cancel();
+    let result = match searching.join() {
+        Ok(result) => result,
+        Err(_) => panic!("the search thread panicked"),
+    };
+    assert!(result.best.is_some());
+    assert!(result.depth < 64, "{result:?}");
+}
+
+#[test]
+fn drehs_search_never_depends_on_the_games_dice_seed() {
+    let mut one = game(Variant::Drehs, "4k3/4Q3/8/8/8/8/8/4K3 w - e7=12e2");
+    let mut two = one.clone();
+    one.set_dice([1; 32], "one");
+    two.set_dice([2; 32], "two");
+    let limits = Limits::nodes(2_000);
+    let a = Engine::new(Variant::Drehs).search(&one, &limits, &Cancel::new());
+    let b = Engine::new(Variant::Drehs).search(&two, &limits, &Cancel::new());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn levels_grow_in_depth_and_lose_their_noise() {
+    for n in 1..8 {
+        let (low, high) = (Level::new(n), Level::new(n + 1));
+        assert!(low.limits().depth < high.limits().depth, "level {n}");
+        assert!(low.limits().time < high.limits().time, "level {n}");
+        assert!(low.style(0).noise >= high.style(0).noise, "level {n}");
+    }
+    assert_eq!(Level::new(200), Level::MAX);
+    assert_eq!(Score::from_internal(score::MATE - 1), Score::Mate(1));
+    assert_eq!(Score::from_internal(score::MATE - 3), Score::Mate(2));
+    assert_eq!(Score::from_internal(-(score::MATE - 2)), Score::Mate(-1));
+    assert_eq!(Score::from_internal(37), Score::Cp(37));
+    assert_eq!(Color::White.other(), Color::Black);
+}
