@@ -17,7 +17,7 @@ impl XorShift {
         XorShift(if z == 0 { 0x2545_f491_4f6c_dd1d } else { z })
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -31,6 +31,6 @@ impl XorShift {
         if bound == 0 {
             return 0;
         }
-        (self.next() % bound as u64) as usize
+        (self.next_u64() % bound as u64) as usize
     }
 }

@@ -193,7 +193,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         self.nodes += 1;
         if self.limits.nodes.is_some_and(|max| self.nodes >= max) {
             self.stopped = true;
-        } else if self.nodes % CHECK_EVERY == 0 {
+        } else if self.nodes.is_multiple_of(CHECK_EVERY) {
             let late = self
                 .limits
                 .time
@@ -211,7 +211,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         }
         let mut rng = XorShift::new(game.hash() ^ self.style.seed);
         let span = 2 * self.style.noise as u64 + 1;
-        base + (rng.next() % span) as i32 - self.style.noise
+        base + (rng.next_u64() % span) as i32 - self.style.noise
     }
 
     fn negamax(&mut self, game: &R, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -318,7 +318,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         let mut rng = XorShift::new(self.style.seed ^ game.hash() ^ u64::from(sample + 1));
         let mut seed = [0u8; 32];
         for chunk in seed.chunks_mut(8) {
-            chunk.copy_from_slice(&rng.next().to_le_bytes());
+            chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
         }
         seed
     }
