@@ -36,7 +36,10 @@ fn nodes_per_second(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
     for variant in Variant::ALL {
-        let positions = [("start", start(variant)), ("middlegame", middlegame(variant))];
+        let positions = [
+            ("start", start(variant)),
+            ("middlegame", middlegame(variant)),
+        ];
         for (name, game) in positions {
             let Some(game) = game else { continue };
             group.bench_with_input(BenchmarkId::new(variant.key(), name), &game, |b, game| {

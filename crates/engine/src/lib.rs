@@ -7,6 +7,7 @@
 //! [`oddboard_rules::Rules`] and dispatched once per search by variant.
 
 pub mod eval;
+pub mod ladder;
 pub mod level;
 pub mod rng;
 pub mod score;

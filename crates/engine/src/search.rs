@@ -126,6 +126,8 @@ pub struct Searcher<'a, R: Evaluate> {
     pv: Vec<Vec<R::Action>>,
     /// The root's best action of the last iteration, tried first in the next.
     root_best: Option<usize>,
+    /// The score of the best root action of the current iteration so far.
+    root_score: i32,
 }
 
 impl<'a, R: Evaluate> Searcher<'a, R> {
@@ -142,6 +144,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             history: vec![0; 1 << 16],
             pv: vec![Vec::new(); MAX_PLY + 2],
             root_best: None,
+            root_score: 0,
         }
     }
 
@@ -167,6 +170,13 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         for depth in 1..=max_depth {
             let score = self.negamax(root, depth as i32, -INFINITY, INFINITY, 0);
             if self.stopped {
+                // Every root action that became best in the unfinished iteration was searched
+                // to the end and beat the previous best, which is searched first.
+                if let Some(partial) = self.pv[0].first() {
+                    found.best = Some(partial.clone());
+                    found.pv = self.pv[0].clone();
+                    found.score = self.root_score;
+                }
                 break;
             }
             found.pv = self.pv[0].clone();
@@ -255,6 +265,9 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             if score > alpha {
                 alpha = score;
                 self.extend_pv(ply, action);
+                if ply == 0 {
+                    self.root_score = score;
+                }
             }
             if alpha >= beta {
                 if tactical == 0 {

@@ -214,3 +214,28 @@ fn levels_grow_in_depth_and_lose_their_noise() {
     assert_eq!(Score::from_internal(37), Score::Cp(37));
     assert_eq!(Color::White.other(), Color::Black);
 }
+
+#[test]
+fn a_searching_level_beats_random_play_in_every_variant() {
+    for variant in Variant::ALL {
+        // Davey Drehs' teleports and sampled dice need more nodes for one full ply.
+        let (nodes, games) = if variant == Variant::Drehs {
+            (3_000, 4)
+        } else {
+            (300, 2)
+        };
+        let rules = ladder::MatchRules {
+            limits: Some(Limits::nodes(nodes)),
+            max_plies: 120,
+        };
+        let tally = match ladder::play_match(variant, Level::new(4), Level::MIN, games, rules) {
+            Ok(tally) => tally,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(tally.games(), games);
+        assert!(
+            tally.wins > tally.losses + tally.draws,
+            "{variant}: {tally:?}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! Davey Drehs ("Execute! the Game"): no check, the king has one life point and wins or
 //! loses the game; pieces fight with dice. A piece is worth its role's value scaled by the
 //! life points it has left, plus its ear necklaces (each adds one to its to-hit rolls); the
-//! king's armor grows with the friends beside it; pawns side by side form dyads (2d4,
+//! king's armor (its friends beside it) is its life; pawns side by side form dyads (2d4,
 //! armor 8). Attacks, cannon shots and teleport-attacks roll dice: they are the chance
 //! actions the search averages over sampled rolls.
 
@@ -36,8 +36,8 @@ fn max_life(role: Role) -> i32 {
 
 /// Each ear necklace: +1 on every d20 the piece rolls.
 const EAR: i32 = 15;
-/// Each friend beside the king lends it armor.
-const KING_GUARD: i32 = 20;
+/// Each point of the king's armor: one less face of the d20 that kills it.
+const KING_ARMOR: i32 = 40;
 /// A pawn with a pawn of its colour beside it on the rank (a dyad, roughly).
 const DYAD: i32 = 15;
 const MOBILITY: i32 = 1;
@@ -49,13 +49,28 @@ fn unit_worth(unit: &Unit) -> i32 {
     full / 2 + full * life / (2 * max_life(unit.piece.role)) + EAR * i32::from(unit.ears)
 }
 
-fn friends_beside(game: &Drehs, c: Coord, color: Color) -> i32 {
-    KING_STEPS
+/// Armor a piece lends its king when beside it (its own armor, docs/rules/drehs.md).
+fn armor(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 4,
+        Role::Knight | Role::Bishop | Role::King | Role::Dabbabah => 6,
+        Role::Rook => 8,
+        Role::Queen => 12,
+    }
+}
+
+/// The king's armor: 6 plus its neighbours' of its colour, at most 19. With one life point,
+/// a king is killed by any hit, so its armor is its life.
+fn king_armor(game: &Drehs, c: Coord, color: Color) -> i32 {
+    let lent: i32 = KING_STEPS
         .iter()
         .filter_map(|&(df, dr)| c.offset(df, dr))
         .filter(|&n| n.file < SIZE && n.rank < SIZE)
-        .filter(|&n| game.unit(n).is_some_and(|u| u.piece.color == color))
-        .count() as i32
+        .filter_map(|n| game.unit(n))
+        .filter(|u| u.piece.color == color)
+        .map(|u| armor(u.piece.role))
+        .sum();
+    (6 + lent).min(19)
 }
 
 fn pawn_beside(game: &Drehs, c: Coord, color: Color) -> bool {
@@ -70,7 +85,7 @@ fn pawn_beside(game: &Drehs, c: Coord, color: Color) -> bool {
 fn square_worth(game: &Drehs, c: Coord, unit: &Unit) -> i32 {
     let color = unit.piece.color;
     match unit.piece.role {
-        Role::King => KING_GUARD * friends_beside(game, c, color),
+        Role::King => KING_ARMOR * king_armor(game, c, color),
         Role::Pawn if pawn_beside(game, c, color) => unit_worth(unit) + DYAD,
         _ => unit_worth(unit),
     }
