@@ -239,3 +239,42 @@ fn a_searching_level_beats_random_play_in_every_variant() {
         );
     }
 }
+
+#[test]
+fn equal_positions_hash_alike_and_a_move_changes_the_hash() {
+    fn check<R: Rules>(first: &str, second: &str) {
+        let start = R::start();
+        let again = match R::from_position(&start.position()) {
+            Ok(game) => game,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(start.hash(), again.hash(), "{}", R::VARIANT);
+        let mut moved = start.clone();
+        for text in [first, second] {
+            let action = match moved.parse_action(text) {
+                Ok(action) => action,
+                Err(e) => panic!("{text}: {e}"),
+            };
+            assert!(moved.apply(&action).is_ok(), "{text}");
+            assert_ne!(moved.hash(), start.hash(), "{}", R::VARIANT);
+        }
+    }
+    use oddboard_rules::variant::suicide::Suicide;
+    use oddboard_rules::variant::{chad::Chad, chazz::Chazz, drehs::Drehs, duel::Duel};
+    check::<Suicide>("g1f3", "g8f6");
+    check::<Chazz>("e2e3", "d4d3");
+    check::<Duel>("a2a3", "a6a5");
+    check::<Drehs>("e2e4", "e7e5");
+    check::<Chad>("e5e7", "h8h6");
+}
+
+#[test]
+fn a_transposition_reaches_the_same_hash() {
+    let one = after(&start(Variant::Chad), &["e5e7", "h8h6", "c5c7", "j10j12"]);
+    let two = after(&start(Variant::Chad), &["c5c7", "j10j12", "e5e7", "h8h6"]);
+    assert_eq!(one.position(), two.position());
+    let (AnyGame::Chad(one), AnyGame::Chad(two)) = (one, two) else {
+        panic!("not Chad");
+    };
+    assert_eq!(one.hash(), two.hash());
+}
