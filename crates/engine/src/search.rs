@@ -1,10 +1,10 @@
 //! The search, generic over a variant's [`Rules`] (with its [`Evaluate`]): iterative
-//! deepening negamax with alpha-beta, a transposition table, move ordering (table action,
-//! captures, killers, history), a depth-bounded quiescence over captures, and limits by
-//! depth, nodes, time and cancellation. Davey Drehs' dice actions are chance nodes: each is
-//! played on copies re-seeded with dice seeds the engine derives from its own seed and the
-//! position, and their scores are averaged (a sampled expectimax), so the game's own seed is
-//! never used.
+//! deepening negamax with alpha-beta (a null-window scout of every action after the
+//! first), a transposition table, move ordering (table action, captures, killers, history),
+//! a depth-bounded quiescence over captures, and limits by depth, nodes, time and
+//! cancellation. Davey Drehs' dice actions are chance nodes: each is played on copies
+//! re-seeded with dice seeds the engine derives from its own seed and the position, and
+//! their scores are averaged (a sampled expectimax), so the game's own seed is never used.
 
 use crate::eval::Evaluate;
 use crate::rng::XorShift;
@@ -252,9 +252,13 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         let order = self.order(game, &actions, hint, ply);
         let original_alpha = alpha;
         let (mut best_score, mut best_index) = (-INFINITY, None);
-        for (index, tactical) in order {
+        for (searched, (index, tactical)) in order.into_iter().enumerate() {
             let action = &actions[index];
-            let score = self.child_score(game, action, depth - 1, alpha, beta, ply);
+            let score = if searched == 0 {
+                self.child_score(game, action, depth - 1, alpha, beta, ply)
+            } else {
+                self.scout(game, action, depth - 1, alpha, beta, ply)
+            };
             if self.stopped {
                 return 0;
             }
@@ -291,6 +295,29 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             best: best_index.and_then(|i| u16::try_from(i).ok()),
         });
         best_score
+    }
+
+    /// A later action's score, first with a null window (does it beat alpha?) and again
+    /// with the full window only when it does: most actions after the first do not.
+    fn scout(
+        &mut self,
+        game: &R,
+        action: &R::Action,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if game.is_chance(action) {
+            // Chance nodes search every sample with a full window anyway.
+            return self.child_score(game, action, depth, alpha, beta, ply);
+        }
+        let probe = self.child_score(game, action, depth, alpha, alpha + 1, ply);
+        if probe > alpha && probe < beta && !self.stopped {
+            self.child_score(game, action, depth, alpha, beta, ply)
+        } else {
+            probe
+        }
     }
 
     /// The score of playing `action` in `game`, for the side to act there.
