@@ -2,7 +2,6 @@
 //! limits and cancellation, Davey Drehs' dice kept out of sight.
 
 use super::*;
-use oddboard_rules::Color;
 use std::time::Duration;
 
 fn game(variant: Variant, position: &str) -> AnyGame {
@@ -212,7 +211,6 @@ fn levels_grow_in_depth_and_lose_their_noise() {
     assert_eq!(Score::from_internal(score::MATE - 3), Score::Mate(2));
     assert_eq!(Score::from_internal(-(score::MATE - 2)), Score::Mate(-1));
     assert_eq!(Score::from_internal(37), Score::Cp(37));
-    assert_eq!(Color::White.other(), Color::Black);
 }
 
 #[test]

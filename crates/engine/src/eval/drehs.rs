@@ -128,10 +128,6 @@ impl Evaluate for Drehs {
             .collect()
     }
 
-    fn may_stand_pat(&self, _tactical: &[i32]) -> bool {
-        true
-    }
-
     fn is_chance(&self, action: &Action) -> bool {
         matches!(
             action,
