@@ -63,6 +63,15 @@ pub enum RulesCommand {
         /// Actions in the variant's machine notation.
         actions: Vec<String>,
     },
+    /// The engine's best action, its score and the principal variation.
+    Analyse {
+        /// Variant id.
+        variant: String,
+        #[arg(long, visible_alias = "position", value_name = "POSITION")]
+        fen: Option<String>,
+        #[command(flatten)]
+        limits: crate::engine_cli::AnalyseLimits,
+    },
     /// Recomputes every roll of a recorded game from its revealed seed.
     VerifyDice {
         /// A game record file (`play --record`).
@@ -263,6 +272,13 @@ pub fn run(command: &RulesCommand, out: &mut dyn Write, err: &mut dyn Write) -> 
             },
             out,
         ),
+        RulesCommand::Analyse {
+            variant,
+            fen,
+            limits,
+        } => setup(variant, fen.as_deref()).and_then(|game| {
+            crate::engine_cli::analyse(&game, *limits, out).map_err(|e| Failure::bad(e.to_string()))
+        }),
         RulesCommand::VerifyDice { file } => verify_dice(file, out),
     };
     match result {

@@ -42,6 +42,11 @@ pub enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// The computer opponent: the ladder of its levels.
+    Engine {
+        #[command(subcommand)]
+        command: crate::engine_cli::EngineCommand,
+    },
     /// Plays many games against a running server and reports its speed.
     Loadtest(LoadArgs),
     /// Creates the database if missing, runs the migrations and exits.

@@ -4,6 +4,8 @@
 //! - [`rules`]: the pure rules engine, the crate `oddboard-rules` (`crates/rules`) re-exported:
 //!   its own dependencies hold no async runtime, database, web framework or clock.
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`];
+//!   [`engine_cli`]: `oddboard rules analyse` and `oddboard engine ladder`, on the crate
+//!   `oddboard-engine` (`crates/engine`, the computer opponent);
 //!   [`command`]: the whole command line (clap), which `src/main.rs` runs.
 //! - `admin` → `store`: `oddboard migrate` and `oddboard admin …`.
 //! - [`rating`] → `rules` (colours only): Glicko-2 arithmetic, pure.
@@ -20,6 +22,7 @@
 
 pub mod cli;
 pub mod command;
+pub mod engine_cli;
 pub use oddboard_rules as rules;
 
 pub mod admin;

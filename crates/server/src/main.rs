@@ -27,6 +27,14 @@ fn main() -> ExitCode {
             );
             ExitCode::from(u8::try_from(status).unwrap_or(1))
         }
+        Some(Command::Engine { command }) => {
+            let status = oddboard::engine_cli::run(
+                &command,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
+            ExitCode::from(u8::try_from(status).unwrap_or(1))
+        }
         None => server::serve(&cli.serve, cli.log_format),
         Some(Command::Serve(config)) => server::serve(&config, cli.log_format),
         Some(Command::Loadtest(args)) => server::loadtest(args.into()),
