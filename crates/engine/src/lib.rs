@@ -13,6 +13,7 @@ pub mod rng;
 pub mod score;
 pub mod search;
 pub mod table;
+pub mod uci;
 
 #[cfg(test)]
 mod tests;

@@ -42,6 +42,8 @@ pub enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// Speaks UCI on stdin and stdout (the variant is the option `UCI_Variant`).
+    Uci,
     /// The computer opponent: the ladder of its levels.
     Engine {
         #[command(subcommand)]

@@ -35,6 +35,16 @@ fn main() -> ExitCode {
             );
             ExitCode::from(u8::try_from(status).unwrap_or(1))
         }
+        Some(Command::Uci) => {
+            let stdin = std::io::stdin().lock();
+            match oddboard_engine::uci::run(stdin, std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("uci: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         None => server::serve(&cli.serve, cli.log_format),
         Some(Command::Serve(config)) => server::serve(&config, cli.log_format),
         Some(Command::Loadtest(args)) => server::loadtest(args.into()),
