@@ -385,9 +385,17 @@ impl Drehs {
         ));
     }
 
-    /// The king on `king` heals the pieces around it, each up to its maximum life.
+    /// The king on `king` heals the pieces around it, each up to its maximum life. With no
+    /// wounded friend around it the turn passes and nothing changes.
     fn execute_heal(&mut self, king: Coord, report: &mut Report) {
         let targets: Vec<Coord> = self.heal_targets(king, self.turn).collect();
+        if targets.is_empty() {
+            report.effect(format!(
+                "heal: nothing to heal around {}",
+                self.describe(king)
+            ));
+            return;
+        }
         for c in targets {
             let name = self.describe(c);
             if let Some(unit) = self.board.get_mut(c) {

@@ -155,7 +155,9 @@ impl Drehs {
             }
             Role::King => {
                 step_or_attack_all(from, reach(&KING_ATTACKS), occupancy, wanted, out);
-                if wanted(from) && self.heal_targets(from, color).next().is_some() {
+                // The seed sets no condition: the king may spend its turn healing even
+                // when no neighbour has lost life points.
+                if wanted(from) {
                     out.push(Action::Heal { king: from });
                 }
                 self.castling_actions(from, color, wanted, out);
@@ -343,12 +345,6 @@ impl Drehs {
                         }
                         Action::Heal { .. } if role != Role::King => {
                             return IllegalAction::rule("not_a_king", "only the king heals")
-                        }
-                        Action::Heal { .. } => {
-                            return IllegalAction::rule(
-                                "nothing_to_heal",
-                                "no friendly piece next to the king has lost life points",
-                            )
                         }
                         Action::Move { to, .. } if !self.board.is_empty_square(*to) => {
                             return IllegalAction::rule(
