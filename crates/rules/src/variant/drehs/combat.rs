@@ -236,11 +236,13 @@ impl Drehs {
                 from,
                 to,
                 promotion,
+                ..
             } => self.execute_move(from, to, promotion, &mut report),
             Action::Attack {
                 from,
                 to,
                 promotion,
+                ..
             } => {
                 self.resolve_attack(from, to, promotion, &mut report);
                 vec![from, to]
@@ -262,6 +264,11 @@ impl Drehs {
             }
         };
         self.update_castling();
+        let arrival = match *action {
+            Action::Move { to, dyads, .. } | Action::Attack { to, dyads, .. } => Some((to, dyads)),
+            _ => None,
+        };
+        self.settle_dyads(arrival);
         let killed = self.board.occupied().count() < pieces_before;
         if pawn_moved || killed || report.progress {
             self.halfmove = 0;

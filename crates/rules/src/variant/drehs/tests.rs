@@ -190,6 +190,7 @@ fn killing_the_king_ends_the_game() {
         from: Coord::new(4, 0),
         to: Coord::new(4, 1),
         promotion: None,
+        dyads: Dyads::DEFAULT,
     };
     assert_eq!(g.clone().apply(&action), Err(IllegalAction::GameOver));
 }
@@ -627,12 +628,14 @@ fn moves_square_by_square(game: &Drehs, from: Coord, unit: Unit) -> Vec<String> 
                 from,
                 to,
                 promotion: None,
+                dyads: Dyads::DEFAULT,
             });
         } else if game.is_enemy(to, color) {
             out.push(Action::Attack {
                 from,
                 to,
                 promotion: None,
+                dyads: Dyads::DEFAULT,
             });
         }
     };
