@@ -17,8 +17,9 @@
 //! Dice are an input: the game carries a [`DiceSource`] (seed, game id, next roll index), so
 //! a game replays exactly from its seed and its actions. Submodules: [`notation`] (position
 //! and action text), [`record`] (game record files and their verification), `moves` (what
-//! each piece may do, special abilities included) and `combat` (resolving attacks with dice
-//! and carrying out an action).
+//! each piece may do, special abilities included), `dyads` (which pawns pair up and the
+//! pairing a mover declares) and `combat` (resolving attacks with dice and carrying out an
+//! action).
 
 mod combat;
 mod dyads;
