@@ -384,6 +384,14 @@ mod tests {
     fn a_move_forming_a_row_of_three_offers_each_pairing_the_default_first() {
         let g = game("4k3/8/8/8/2PP4/4P3/8/4K3 w");
         assert_eq!(legal_from(&g, "e3"), ["e3e4", "e3e4/d4e4"]);
+        // The snapshot the client picks from lists them in the same order.
+        let labels = g.snapshot().legal_actions;
+        let from_e3: Vec<&str> = labels
+            .iter()
+            .map(|l| l.as_ref())
+            .filter(|l| l.starts_with("e3"))
+            .collect();
+        assert_eq!(from_e3, ["e3e4", "e3e4/d4e4"]);
         let mut declared = g.clone();
         play(&mut declared, "e3e4/d4e4");
         assert_eq!(partners(&declared, &["c4", "d4", "e4"]), ["-", "e4", "d4"]);
