@@ -14,7 +14,8 @@
 //   tokens (a Duel `@x1` placement, a `>c3` return square, the attack square of a Davey Drehs
 //   `g1@d6xe8` teleport) are highlighted on the board to be clicked, and every candidate also
 //   has a button, labelled from its separators and suffix: a trailing letter is a promotion
-//   (`a7a8q`), `x` an attack, `@` a teleport or placement, `^` a cannon shot, `>` a return.
+//   (`a7a8q`), `x` an attack, `@` a teleport or placement, `^` a cannon shot, `>` a return,
+//   `/` a Davey Drehs pair of pawns the action declares (`e3e4/d4e4`: "pair d4–e4").
 
 import { pieceSvg } from './pieces.js';
 
@@ -78,6 +79,12 @@ export function parseActions(snapshot) {
       label: candidateLabel(action, from, to, extra, suffix, index),
     });
   }
+  // A Davey Drehs pawn forming a row of pawns: the plain action beside declared pairings
+  // (`e3e4/d4e4`) pairs from the a-file side, and its label says so.
+  for (const a of board) {
+    const declared = board.some((b) => b.from === a.from && b.to === a.to && b.action.includes('/'));
+    if (declared && !a.action.includes('/')) a.label += ', pawns pair from the a-file side';
+  }
   return { board, special, index };
 }
 
@@ -109,6 +116,8 @@ function candidateLabel(action, from, to, extra, suffix, index) {
     if (sep === '@') parts.push(`place the captured piece on ${name}`);
     else if (sep === '>') parts.push(`return to ${name}`);
     else if (sep === 'x') parts.push(`then attack ${name}`);
+    else if (sep === '/') parts.push(`pair ${name}`);
+    else if (sep === '' && /^pair \S+$/.test(parts[parts.length - 1])) parts[parts.length - 1] += `–${name}`;
     else parts.push(name);
     cursor = t.at + t.square.length;
   }

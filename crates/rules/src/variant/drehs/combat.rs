@@ -236,11 +236,13 @@ impl Drehs {
                 from,
                 to,
                 promotion,
+                ..
             } => self.execute_move(from, to, promotion, &mut report),
             Action::Attack {
                 from,
                 to,
                 promotion,
+                ..
             } => {
                 self.resolve_attack(from, to, promotion, &mut report);
                 vec![from, to]
@@ -262,6 +264,11 @@ impl Drehs {
             }
         };
         self.update_castling();
+        let arrival = match *action {
+            Action::Move { to, dyads, .. } | Action::Attack { to, dyads, .. } => Some((to, dyads)),
+            _ => None,
+        };
+        self.settle_dyads(arrival);
         let killed = self.board.occupied().count() < pieces_before;
         if pawn_moved || killed || report.progress {
             self.halfmove = 0;
@@ -385,9 +392,17 @@ impl Drehs {
         ));
     }
 
-    /// The king on `king` heals the pieces around it, each up to its maximum life.
+    /// The king on `king` heals the pieces around it, each up to its maximum life. With no
+    /// wounded friend around it the turn passes and nothing changes.
     fn execute_heal(&mut self, king: Coord, report: &mut Report) {
         let targets: Vec<Coord> = self.heal_targets(king, self.turn).collect();
+        if targets.is_empty() {
+            report.effect(format!(
+                "heal: nothing to heal around {}",
+                self.describe(king)
+            ));
+            return;
+        }
         for c in targets {
             let name = self.describe(c);
             if let Some(unit) = self.board.get_mut(c) {

@@ -17,13 +17,17 @@
 //! Dice are an input: the game carries a [`DiceSource`] (seed, game id, next roll index), so
 //! a game replays exactly from its seed and its actions. Submodules: [`notation`] (position
 //! and action text), [`record`] (game record files and their verification), `moves` (what
-//! each piece may do, special abilities included) and `combat` (resolving attacks with dice
-//! and carrying out an action).
+//! each piece may do, special abilities included), `dyads` (which pawns pair up and the
+//! pairing a mover declares) and `combat` (resolving attacks with dice and carrying out an
+//! action).
 
 mod combat;
+mod dyads;
 mod moves;
 pub mod notation;
 pub mod record;
+
+pub use dyads::Dyads;
 
 use crate::dice::DiceSource;
 use crate::geometry::{Coord, Mailbox, Shape, SquareIndex, KING_STEPS};
@@ -173,6 +177,8 @@ pub struct Unit {
     pub black_necklace: bool,
     /// Came from a promotion: never an original bishop, so it cannot return from the dead.
     pub promoted: bool,
+    /// A pawn its row's declared pairing leaves single (see the `dyads` module).
+    pub declared_single: bool,
 }
 
 impl Unit {
@@ -184,6 +190,7 @@ impl Unit {
             ears: 0,
             black_necklace: false,
             promoted: false,
+            declared_single: false,
         }
     }
 
@@ -197,18 +204,22 @@ impl Unit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     /// A move to an empty square (castling is the king's two-square move; a pawn reaching the
-    /// last rank names its promotion).
+    /// last rank names its promotion; a pawn forming a row of three or more may declare its
+    /// dyads).
     Move {
         from: Coord,
         to: Coord,
         promotion: Option<Role>,
+        dyads: Dyads,
     },
     /// An attack on the enemy piece on `to` (orthodox capture geometry). A pawn attacking onto
-    /// the last rank names the piece it promotes to if it kills.
+    /// the last rank names the piece it promotes to if it kills; a pawn whose kill would form
+    /// a row of three or more may declare its dyads, which hold if it kills.
     Attack {
         from: Coord,
         to: Coord,
         promotion: Option<Role>,
+        dyads: Dyads,
     },
     /// A knight teleports to the empty square `to` (arriving with 1 LP), then optionally
     /// attacks `attack` from there.
@@ -372,46 +383,14 @@ impl Drehs {
                 | u64::from(u.life) << 16
                 | u64::from(u.ears) << 24
                 | u64::from(u.black_necklace) << 32
-                | u64::from(u.promoted) << 33;
+                | u64::from(u.promoted) << 33
+                | u64::from(u.declared_single) << 34;
             key = mix(key, unit);
         }
         for (i, &on) in self.castling.iter().chain(self.returns.iter()).enumerate() {
             key = mix(key, u64::from(on) << (40 + i));
         }
         key
-    }
-
-    /// The other pawn of the dyad `c`'s pawn belongs to, if any. Pawns of one colour standing
-    /// side by side off their initial rank pair up from the a-file side of each run.
-    fn dyad_partner(&self, c: Coord) -> Option<Coord> {
-        let unit = self.board.get(c)?;
-        if unit.piece.role != Role::Pawn {
-            return None;
-        }
-        let color = unit.piece.color;
-        let initial = match color {
-            Color::White => 1,
-            Color::Black => 6,
-        };
-        if c.rank == initial {
-            return None;
-        }
-        let is_pawn = |file: u8| {
-            self.board.get(Coord::new(file, c.rank)).map(|u| u.piece)
-                == Some(Piece::new(color, Role::Pawn))
-        };
-        // The run of side-by-side pawns containing `c` starts at `start`; pairs are
-        // (start, start+1), (start+2, start+3)…
-        let mut start = c.file;
-        while start > 0 && is_pawn(start - 1) {
-            start -= 1;
-        }
-        let partner = if (c.file - start).is_multiple_of(2) {
-            c.file + 1
-        } else {
-            c.file - 1
-        };
-        (partner < 8 && is_pawn(partner)).then(|| Coord::new(partner, c.rank))
     }
 
     /// The armor of the piece on `c` as it stands now: doubled in a dyad, absorbed by a king.

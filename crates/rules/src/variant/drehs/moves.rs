@@ -4,7 +4,8 @@
 //! serves both the full list and the legality check of a single action.
 
 use super::{
-    king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, BIT_SQUARES, CANNON_RANGE, CASTLES,
+    king_home, max_life, Action, Drehs, Dyads, Unit, BISHOP_HOMES, BIT_SQUARES, CANNON_RANGE,
+    CASTLES,
 };
 use crate::bitboard::{sliders, KING_ATTACKS, KNIGHT_ATTACKS};
 use crate::geometry::{set_bits, Coord, Mailbox, KING_STEPS};
@@ -57,12 +58,14 @@ fn step_or_attack_all(
                 from,
                 to,
                 promotion: None,
+                dyads: Dyads::DEFAULT,
             }
         } else {
             Action::Attack {
                 from,
                 to,
                 promotion: None,
+                dyads: Dyads::DEFAULT,
             }
         });
     }
@@ -155,7 +158,9 @@ impl Drehs {
             }
             Role::King => {
                 step_or_attack_all(from, reach(&KING_ATTACKS), occupancy, wanted, out);
-                if wanted(from) && self.heal_targets(from, color).next().is_some() {
+                // The seed sets no condition: the king may spend its turn healing even
+                // when no neighbour has lost life points.
+                if wanted(from) {
                     out.push(Action::Heal { king: from });
                 }
                 self.castling_actions(from, color, wanted, out);
@@ -219,19 +224,24 @@ impl Drehs {
                 &[None]
             };
             for &promotion in promotions {
-                out.push(if attack {
+                let plain = if attack {
                     Action::Attack {
                         from,
                         to,
                         promotion,
+                        dyads: Dyads::DEFAULT,
                     }
                 } else {
                     Action::Move {
                         from,
                         to,
                         promotion,
+                        dyads: Dyads::DEFAULT,
                     }
-                });
+                };
+                out.push(plain);
+                // The default pairing first, then every other pairing of the row it forms.
+                out.extend(self.declarable(to, color).map(|d| plain.with_dyads(d)));
             }
         };
         if let Some(one) = shape
@@ -246,11 +256,14 @@ impl Drehs {
                     .step(one, 0, dir)
                     .filter(|&c| self.board.is_empty_square(c) && wanted(c))
                 {
-                    out.push(Action::Move {
+                    let plain = Action::Move {
                         from,
                         to: two,
                         promotion: None,
-                    });
+                        dyads: Dyads::DEFAULT,
+                    };
+                    out.push(plain);
+                    out.extend(self.declarable(two, color).map(|d| plain.with_dyads(d)));
                 }
             }
         }
@@ -284,6 +297,7 @@ impl Drehs {
                     from,
                     to: king_to,
                     promotion: None,
+                    dyads: Dyads::DEFAULT,
                 });
             }
         }
@@ -316,6 +330,13 @@ impl Drehs {
     /// Why `action` (not among the legal actions) is refused.
     pub(super) fn refusal(&self, action: &Action) -> IllegalAction {
         let machine = self.action_to_machine(action);
+        if !action.dyads().is_default() && self.is_generated(&action.with_dyads(Dyads::DEFAULT)) {
+            return IllegalAction::rule(
+                "bad_dyads",
+                "a declaration pairs all but one pawn of the row of three or more pawns that a \
+                 pawn's move or kill forms (its single at the 1st, 3rd… place from the a-file side)",
+            );
+        }
         if let Some(from) = action.origin() {
             match self.board.get(from) {
                 None => return IllegalAction::EmptySquare(from.name()),
@@ -343,12 +364,6 @@ impl Drehs {
                         }
                         Action::Heal { .. } if role != Role::King => {
                             return IllegalAction::rule("not_a_king", "only the king heals")
-                        }
-                        Action::Heal { .. } => {
-                            return IllegalAction::rule(
-                                "nothing_to_heal",
-                                "no friendly piece next to the king has lost life points",
-                            )
                         }
                         Action::Move { to, .. } if !self.board.is_empty_square(*to) => {
                             return IllegalAction::rule(

@@ -10,7 +10,8 @@
 //!
 //! - `stats`: `-`, or comma-separated `<square>=<life>[e<ears>][n][p]` for every piece that
 //!   is not fresh: `e4=3` (3 LP), `d5=6e2` (6 LP, 2 ears), `c1=3n` (black necklace: a
-//!   returned bishop), `d8=12e1p` (promoted). Pieces not listed have full LP and no ears.
+//!   returned bishop), `d8=12e1p` (promoted), `c4=4s` (a pawn a declared pairing leaves
+//!   single). Pieces not listed have full LP and no ears.
 //! - `returns`: `-`, or the home squares (`c1 f1 c8 f8`, written together as `c1f8`) whose
 //!   original bishop is dead and may still return.
 //! - `next-roll`: the index of the next die the game rolls (see [`crate::dice`]).
@@ -29,9 +30,12 @@
 //! | cannon | `a1^a5` | `Ra1^a5` |
 //! | bishop return | `return:c1` | `Bc1 returns` |
 //! | king heal | `heal:e1` | `Ke1 heals` |
+//! | pawn move declaring dyads | `e3e4/d4e4` | `e3-e4 dyad d4-e4` |
 
+use super::dyads;
 use super::{
-    is_dark, king_home, max_life, Action, Drehs, Unit, BISHOP_HOMES, CASTLES, FIFTY_MOVE_PLIES,
+    is_dark, king_home, max_life, Action, Drehs, Dyads, Unit, BISHOP_HOMES, CASTLES,
+    FIFTY_MOVE_PLIES,
 };
 use crate::geometry::{
     parse_square_prefix, push_number, Coord, Mailbox, OrderedTexts, SquareIndex, TextTable,
@@ -232,16 +236,7 @@ fn parse_stats(game: &mut Drehs, text: &str) -> Result<(), ParsePositionError> {
                 })?;
             flags = rest;
         }
-        let black_necklace = flags.starts_with('n');
-        if black_necklace {
-            flags = &flags[1..];
-        }
-        let promoted = flags == "p";
-        if !flags.is_empty() && !promoted {
-            return Err(bad(format!(
-                "stats entry `{entry}`: unknown flags `{flags}`"
-            )));
-        }
+        let (black_necklace, promoted, declared_single) = parse_marks(entry, flags)?;
         let unit = game
             .board
             .get_mut(at)
@@ -272,8 +267,25 @@ fn parse_stats(game: &mut Drehs, text: &str) -> Result<(), ParsePositionError> {
         unit.ears = ears;
         unit.black_necklace = black_necklace;
         unit.promoted = promoted;
+        unit.declared_single = declared_single;
     }
-    Ok(())
+    game.check_declared_singles()
+}
+
+/// The marks ending a stats entry, in their order: `n` (black necklace), `p` (promoted), `s`
+/// (declared single).
+fn parse_marks(entry: &str, flags: &str) -> Result<(bool, bool, bool), ParsePositionError> {
+    let (necklace, rest) = flags
+        .strip_prefix('n')
+        .map_or((false, flags), |r| (true, r));
+    let (promoted, rest) = rest.strip_prefix('p').map_or((false, rest), |r| (true, r));
+    let (single, rest) = rest.strip_prefix('s').map_or((false, rest), |r| (true, r));
+    if !rest.is_empty() {
+        return Err(bad(format!(
+            "stats entry `{entry}`: unknown flags `{flags}`"
+        )));
+    }
+    Ok((necklace, promoted, single))
 }
 
 /// Writes a position: the inverse of [`parse_position`].
@@ -295,7 +307,11 @@ pub(super) fn write_position(game: &Drehs) -> String {
     out.push(' ');
     let field_start = out.len();
     let worn = game.board.occupied().filter(|(_, u)| {
-        u.life != max_life(u.piece.role) || u.ears > 0 || u.black_necklace || u.promoted
+        u.life != max_life(u.piece.role)
+            || u.ears > 0
+            || u.black_necklace
+            || u.promoted
+            || u.declared_single
     });
     for (c, u) in worn {
         if out.len() > field_start {
@@ -313,6 +329,9 @@ pub(super) fn write_position(game: &Drehs) -> String {
         }
         if u.promoted {
             out.push('p');
+        }
+        if u.declared_single {
+            out.push('s');
         }
     }
     dash_if_empty(&mut out, field_start);
@@ -365,7 +384,21 @@ fn promotion_role(letter: &str) -> Result<Option<Role>, ParseActionError> {
 /// Reads an action in machine form, or in the human form (piece letters, `-`, `=Q`, `O-O`,
 /// `Bc1 returns`, `Ke1 heals`).
 pub(super) fn parse_action(game: &Drehs, text: &str) -> Result<Action, ParseActionError> {
-    let text = text.trim();
+    let (body, declared) = dyads::split_declaration(text.trim())?;
+    let action = parse_undeclared(game, body)?;
+    if declared.is_default() {
+        return Ok(action);
+    }
+    match action {
+        Action::Move { .. } | Action::Attack { .. } => {
+            Ok(game.without_default_declaration(action.with_dyads(declared)))
+        }
+        _ => Err(bad_action("only a move or an attack declares dyads")),
+    }
+}
+
+/// [`parse_action`] of an action without a declaration of dyads.
+fn parse_undeclared(game: &Drehs, text: &str) -> Result<Action, ParseActionError> {
     if let Some(square) = text.strip_prefix("heal:") {
         let (king, rest) = square_prefix(square)?;
         return trailing(rest, Action::Heal { king });
@@ -389,11 +422,13 @@ pub(super) fn parse_action(game: &Drehs, text: &str) -> Result<Action, ParseActi
             from,
             to,
             promotion: promotion_role(rest)?,
+            dyads: Dyads::DEFAULT,
         }),
         Some('x') => Ok(Action::Attack {
             from,
             to,
             promotion: promotion_role(rest)?,
+            dyads: Dyads::DEFAULT,
         }),
         Some('^') => trailing(rest, Action::Cannon { from, to }),
         _ => {
@@ -428,6 +463,7 @@ fn parse_human_special(game: &Drehs, text: &str) -> Option<Action> {
         from: king,
         to: Coord::new(file, king.rank),
         promotion: None,
+        dyads: Dyads::DEFAULT,
     };
     match text {
         "O-O" | "0-0" => return Some(castle(6)),
@@ -500,18 +536,20 @@ static ACTION_TEXTS: LazyLock<OrderedTexts> = LazyLock::new(|| {
 });
 
 /// The number of `action`'s text in [`ACTION_TEXTS`], or `None` for an action spelled out
-/// (promotions, cannon shots, returns, heals).
+/// (promotions, declared dyads, cannon shots, returns, heals).
 fn table_index(action: &Action) -> Option<usize> {
     match *action {
         Action::Move {
             from,
             to,
             promotion: None,
+            dyads: Dyads::DEFAULT,
         } => SQUARES.pair(from, to),
         Action::Attack {
             from,
             to,
             promotion: None,
+            dyads: Dyads::DEFAULT,
         } => Some(PAIRS + SQUARES.pair(from, to)?),
         Action::Teleport {
             from,
@@ -550,20 +588,24 @@ pub(super) fn action_machine(action: &Action) -> String {
             from,
             to,
             promotion,
+            dyads,
         } => {
             from.push_name(&mut text);
             to.push_name(&mut text);
             text.extend(promotion.map(Role::char));
+            dyads::push_machine(dyads, &mut text);
         }
         Action::Attack {
             from,
             to,
             promotion,
+            dyads,
         } => {
             from.push_name(&mut text);
             text.push('x');
             to.push_name(&mut text);
             text.extend(promotion.map(Role::char));
+            dyads::push_machine(dyads, &mut text);
         }
         Action::Teleport { from, to, attack } => {
             from.push_name(&mut text);
@@ -606,6 +648,7 @@ pub(super) fn action_human(game: &Drehs, action: &Action) -> String {
             from,
             to,
             promotion: p,
+            dyads,
         } => {
             let is_king = game
                 .board
@@ -615,23 +658,26 @@ pub(super) fn action_human(game: &Drehs, action: &Action) -> String {
                 return if to.file > from.file { "O-O" } else { "O-O-O" }.to_string();
             }
             format!(
-                "{}{}-{}{}",
+                "{}{}-{}{}{}",
                 letter(from),
                 from.name(),
                 to.name(),
-                promotion(p)
+                promotion(p),
+                dyads::human(dyads)
             )
         }
         Action::Attack {
             from,
             to,
             promotion: p,
+            dyads,
         } => format!(
-            "{}{}x{}{}",
+            "{}{}x{}{}{}",
             letter(from),
             from.name(),
             to.name(),
-            promotion(p)
+            promotion(p),
+            dyads::human(dyads)
         ),
         Action::Teleport { from, to, attack } => match attack {
             Some(target) => format!("N{}@{}x{}", from.name(), to.name(), target.name()),
