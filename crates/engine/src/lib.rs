@@ -14,6 +14,7 @@ pub mod score;
 pub mod search;
 pub mod table;
 pub mod uci;
+pub mod versus;
 
 #[cfg(test)]
 mod tests;

@@ -44,7 +44,7 @@ pub enum Command {
     },
     /// Speaks UCI on stdin and stdout (the variant is the option `UCI_Variant`).
     Uci,
-    /// The computer opponent: the ladder of its levels.
+    /// The computer opponent: the ladder of its levels, matches against other engines.
     Engine {
         #[command(subcommand)]
         command: crate::engine_cli::EngineCommand,

@@ -1,9 +1,11 @@
 //! The computer opponent on the command line: `oddboard rules analyse` (the best action, its
-//! score and the principal variation of a position) and `oddboard engine ladder` (each level
-//! against the one below, alternating colours). Thin text front ends to `oddboard-engine`.
+//! score and the principal variation of a position), `oddboard engine ladder` (each level
+//! against the one below, alternating colours) and `oddboard engine match` (against another
+//! UCI engine). Thin text front ends to `oddboard-engine`.
 
 use crate::rules::{AnyGame, Variant};
-use oddboard_engine::ladder::{play_match, MatchRules};
+use oddboard_engine::ladder::{play_match as play_levels, MatchRules};
+use oddboard_engine::versus::{play_match, MatchSettings};
 use oddboard_engine::{Cancel, Engine, Level, Limits};
 use std::io::Write;
 use std::time::Duration;
@@ -28,6 +30,25 @@ pub enum EngineCommand {
         /// below).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
         max_level: u8,
+    },
+    /// Plays our strongest engine against another UCI engine and prints the score with an Elo
+    /// difference and its 95% error.
+    Match {
+        /// The other engine's command line, e.g. `/usr/games/fairy-stockfish`.
+        #[arg(long)]
+        engine: String,
+        /// Variant id (the other engine is given it as `UCI_Variant`).
+        #[arg(long)]
+        variant: String,
+        /// Games (each opening is played once with each colour).
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        games: u32,
+        /// Milliseconds each side thinks per move.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+        movetime: u64,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -72,25 +93,63 @@ pub fn analyse(game: &AnyGame, limits: AnalyseLimits, out: &mut dyn Write) -> st
 
 /// Runs an `oddboard engine` command and returns the exit status.
 pub fn run(command: &EngineCommand, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let EngineCommand::Ladder {
-        variant,
-        games,
-        max_level,
-    } = command;
-    let variant: Variant = match variant.parse() {
+    let word = match command {
+        EngineCommand::Ladder { variant, .. } | EngineCommand::Match { variant, .. } => variant,
+    };
+    let variant: Variant = match word.parse() {
         Ok(variant) => variant,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return 2;
         }
     };
-    match ladder(variant, *games, *max_level, out) {
+    let result = match command {
+        EngineCommand::Ladder {
+            games, max_level, ..
+        } => ladder(variant, *games, *max_level, out),
+        EngineCommand::Match {
+            engine,
+            games,
+            movetime,
+            seed,
+            ..
+        } => versus(
+            &MatchSettings {
+                command: engine.clone(),
+                variant,
+                games: *games,
+                movetime: Duration::from_millis(*movetime),
+                seed: *seed,
+            },
+            out,
+        ),
+    };
+    match result {
         Ok(()) => 0,
         Err(message) => {
             let _ = writeln!(err, "{message}");
             1
         }
     }
+}
+
+/// The match, a line per game, then the score and the Elo difference.
+fn versus(settings: &MatchSettings, out: &mut dyn Write) -> Result<(), String> {
+    let score = play_match(settings, out).map_err(|e| format!("match: {e}"))?;
+    let elo = match score.elo() {
+        Some((elo, error)) => format!("Elo {elo:+.0} ± {error:.0}"),
+        None => "Elo beyond measure (every game went one way)".to_string(),
+    };
+    writeln!(
+        out,
+        "oddboard vs {}: +{} ={} -{} ({:.1}%), {elo}",
+        settings.command,
+        score.wins,
+        score.draws,
+        score.losses,
+        score.fraction() * 100.0
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Each level from 1 to `max_level` against the one below, at the levels' own limits; a line
@@ -102,7 +161,7 @@ fn ladder(variant: Variant, games: u32, max_level: u8, out: &mut dyn Write) -> R
     };
     for level in 1..=max_level {
         let (upper, lower) = (Level::new(level), Level::new(level - 1));
-        let tally = play_match(variant, upper, lower, games, rules).map_err(|e| e.to_string())?;
+        let tally = play_levels(variant, upper, lower, games, rules).map_err(|e| e.to_string())?;
         let percent = f64::from(tally.half_points()) * 50.0 / f64::from(tally.games().max(1));
         writeln!(
             out,

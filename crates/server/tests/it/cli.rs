@@ -138,3 +138,24 @@ fn the_binary_speaks_uci_on_stdin_and_stdout() {
     let game = oddboard::rules::AnyGame::start(Variant::Chazz).unwrap_or_else(|e| panic!("{e}"));
     assert!(game.legal_actions().iter().any(|a| a == best), "{best}");
 }
+
+/// `oddboard engine match` against the engine itself through `oddboard uci`: every game is
+/// played to a result and the score adds up.
+#[test]
+fn a_match_against_a_uci_engine_scores_every_game() {
+    let binary = env!("CARGO_BIN_EXE_oddboard");
+    let output = std::process::Command::new(binary)
+        .args(["engine", "match", "--variant", "chazz", "--games", "2"])
+        .args(["--movetime", "10", "--engine", &format!("{binary} uci")])
+        .output()
+        .unwrap_or_else(|e| panic!("run the match: {e}"));
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("game 1 as white: "), "{out}");
+    assert!(lines[1].starts_with("game 2 as black: "), "{out}");
+    assert!(lines[2].starts_with("oddboard vs "), "{out}");
+    let refused = out.contains("which the rules refuse");
+    assert!(!refused, "our own engine plays only legal actions: {out}");
+}
