@@ -28,6 +28,7 @@ pub use oddboard_rules as rules;
 pub mod admin;
 pub mod app;
 pub mod config;
+pub mod engine_pool;
 pub mod game;
 pub mod histogram;
 pub mod metrics;

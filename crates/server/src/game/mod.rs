@@ -26,6 +26,7 @@ pub use settings::GameSettings;
 /// Glicko-2, which the store applies as a game ends; here for the lobby's formulas.
 pub use crate::rating;
 
+use crate::engine_pool::EnginePool;
 use crate::metrics::Metrics;
 use crate::rules::{Outcome, Variant};
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
@@ -73,6 +74,8 @@ struct GamesInner {
     writer: GameWriter,
     metrics: Arc<Metrics>,
     settings: Arc<GameSettings>,
+    /// Where every engine search runs: the computer's moves and analyses.
+    engine_pool: EnginePool,
     live: Mutex<HashMap<Uuid, GameHandle>>,
     /// Each player's open challenges still waiting for an opponent, by creator: what
     /// [`MAX_OPEN_CHALLENGES`] counts. A challenge leaves when its game starts or ends.
@@ -112,12 +115,14 @@ impl Games {
         metrics: Arc<Metrics>,
         settings: GameSettings,
     ) -> Games {
+        let engine_pool = EnginePool::new(settings.engine_threads, settings.engine_queue);
         Games {
             inner: Arc::new(GamesInner {
                 store,
                 writer,
                 metrics,
                 settings: Arc::new(settings),
+                engine_pool,
                 notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
                 open_challenges: Mutex::new(HashMap::new()),
@@ -125,6 +130,11 @@ impl Games {
                 waking: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// The threads every engine search runs on.
+    pub fn engine_pool(&self) -> &EnginePool {
+        &self.inner.engine_pool
     }
 
     pub fn store(&self) -> &Store {

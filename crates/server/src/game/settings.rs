@@ -47,6 +47,11 @@ pub struct GameSettings {
     /// beside them; what it bounds is one account's share of the server's memory and
     /// PostgreSQL rows.
     pub max_games_in_progress: usize,
+    /// Threads of the engine pool ([`crate::engine_pool`]) that every search runs on (the
+    /// computer's moves, analyses): by default one per core, since they take only idle CPU.
+    pub engine_threads: usize,
+    /// Searches that may wait for an engine thread before more are refused.
+    pub engine_queue: usize,
 }
 
 impl Default for GameSettings {
@@ -63,6 +68,8 @@ impl Default for GameSettings {
             housekeeping_interval: Duration::from_secs(60),
             guest_purge_age: Duration::from_secs(7 * 24 * 60 * 60),
             max_games_in_progress: 300,
+            engine_threads: std::thread::available_parallelism().map_or(1, usize::from),
+            engine_queue: 256,
         }
     }
 }
