@@ -4,6 +4,7 @@
 //! sockets close.
 
 use crate::config::Config;
+use crate::game::computer::ComputerPlayers;
 use crate::game::lobby::{LobbyHandle, LobbySettings};
 use crate::game::{GameSettings, Games};
 use crate::metrics::Metrics;
@@ -52,7 +53,8 @@ impl App {
         let writer = GameWriter::spawn(store.clone());
         let commit_stats = writer.stats();
         let metrics = Arc::new(Metrics::default());
-        let games = Games::new(store.clone(), writer, metrics, settings);
+        let computers = ComputerPlayers::new(store.computer_players().await?);
+        let games = Games::new(store.clone(), writer, metrics, settings, computers);
         // Before restoring games, so the lobby hears about every game start.
         let lobby = LobbyHandle::spawn(games.clone(), lobby_settings);
         let restored = games.restore().await?;

@@ -39,6 +39,14 @@ pub enum GameError {
         player: String,
         limit: usize,
     },
+    /// The player already has [`super::GameSettings::max_computer_games_per_player`] games
+    /// against the computer in progress.
+    TooManyComputerGames {
+        limit: usize,
+    },
+    /// The computer plays [`super::GameSettings::max_computer_games`] games already, or has
+    /// no account at the level asked for.
+    ComputerBusy,
     Store(StoreError),
 }
 
@@ -61,6 +69,8 @@ impl GameError {
             GameError::NotAllowed(code) => code,
             GameError::TooManyChallenges => "too_many_challenges",
             GameError::TooManyGames { .. } => "too_many_games_in_progress",
+            GameError::TooManyComputerGames { .. } => "too_many_computer_games",
+            GameError::ComputerBusy => "computer_busy",
             GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
         }
@@ -95,6 +105,14 @@ impl fmt::Display for GameError {
                 "{player} already has {limit} games in progress (open challenges included): \
                  finish or withdraw one first"
             ),
+            GameError::TooManyComputerGames { limit } => write!(
+                f,
+                "you already have {limit} games against the computer in progress: finish one \
+                 first"
+            ),
+            GameError::ComputerBusy => {
+                f.write_str("the computer cannot take on another game right now; try again shortly")
+            }
             // Store details are logged, not sent.
             GameError::Store(e) if e.is_unavailable() => f.write_str(
                 "the database is unavailable: nothing was done, and no clock runs until it is \

@@ -9,6 +9,7 @@
 
 pub mod actor;
 pub mod clock;
+pub mod computer;
 pub mod event;
 pub mod formula;
 pub mod housekeeping;
@@ -31,6 +32,7 @@ use crate::metrics::Metrics;
 use crate::rules::{Outcome, Variant};
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
+use computer::ComputerPlayers;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -76,6 +78,8 @@ struct GamesInner {
     settings: Arc<GameSettings>,
     /// Where every engine search runs: the computer's moves and analyses.
     engine_pool: EnginePool,
+    /// The computer's accounts, one per level.
+    computers: Arc<ComputerPlayers>,
     live: Mutex<HashMap<Uuid, GameHandle>>,
     /// Each player's open challenges still waiting for an opponent, by creator: what
     /// [`MAX_OPEN_CHALLENGES`] counts. A challenge leaves when its game starts or ends.
@@ -114,6 +118,7 @@ impl Games {
         writer: GameWriter,
         metrics: Arc<Metrics>,
         settings: GameSettings,
+        computers: ComputerPlayers,
     ) -> Games {
         let engine_pool = EnginePool::new(settings.engine_threads, settings.engine_queue);
         Games {
@@ -123,6 +128,7 @@ impl Games {
                 metrics,
                 settings: Arc::new(settings),
                 engine_pool,
+                computers: Arc::new(computers),
                 notices: Mutex::new(None),
                 live: Mutex::new(HashMap::new()),
                 open_challenges: Mutex::new(HashMap::new()),
@@ -130,6 +136,11 @@ impl Games {
                 waking: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// The computer's accounts.
+    pub fn computers(&self) -> &Arc<ComputerPlayers> {
+        &self.inner.computers
     }
 
     /// The threads every engine search runs on.
@@ -329,7 +340,8 @@ impl Games {
             let held = in_progress
                 .get(&player.user_id)
                 .map_or(&[][..], Vec::as_slice);
-            if !held.contains(&game_id) {
+            // The computer's own bound is the server-wide one (`create_against_computer`).
+            if !held.contains(&game_id) && !self.inner.computers.is_computer(player.user_id) {
                 self.room_beside(player, held.len())?;
             }
         }
@@ -466,6 +478,73 @@ impl Games {
         Ok(game_id)
     }
 
+    /// Starts a game between `player` and the computer at `level`: unrated, with the
+    /// player's choice of colour, within the server's and the player's bounds on games
+    /// against the computer.
+    ///
+    /// # Errors
+    /// `computer_busy` when the computer plays as many games as it may (or has no account at
+    /// that level), `too_many_computer_games` when the player has theirs, and whatever
+    /// starting a game may meet.
+    pub async fn create_against_computer(
+        &self,
+        player: Seat,
+        level: oddboard_engine::Level,
+        variant: Variant,
+        time_control: Option<TimeControl>,
+        color: ColorChoice,
+    ) -> Result<Uuid, GameError> {
+        let computer = self
+            .inner
+            .computers
+            .seat(level)
+            .cloned()
+            .ok_or(GameError::ComputerBusy)?;
+        self.room_for_computer_game(player.user_id)?;
+        let player_is_white = match color {
+            ColorChoice::White => true,
+            ColorChoice::Black => false,
+            ColorChoice::Random => rand::random(),
+        };
+        let (white, black) = if player_is_white {
+            (player, computer)
+        } else {
+            (computer, player)
+        };
+        let terms = GameTerms {
+            variant,
+            time_control,
+            rated: false,
+        };
+        self.create_started(white, black, terms).await
+    }
+
+    /// Refuses a new game against the computer beyond the server's or `player`'s bound.
+    /// Counted in memory with every other game in progress: the computer's accounts hold
+    /// one place per game they play.
+    fn room_for_computer_game(&self, player: Uuid) -> Result<(), GameError> {
+        let settings = &self.inner.settings;
+        let in_progress = self.in_progress();
+        let computer_games: Vec<&Uuid> = self
+            .inner
+            .computers
+            .ids()
+            .filter_map(|id| in_progress.get(&id))
+            .flatten()
+            .collect();
+        if computer_games.len() >= settings.max_computer_games {
+            return Err(GameError::ComputerBusy);
+        }
+        let own = in_progress.get(&player).map_or(&[][..], Vec::as_slice);
+        let against = own.iter().filter(|id| computer_games.contains(id)).count();
+        if against >= settings.max_computer_games_per_player {
+            return Err(GameError::TooManyComputerGames {
+                limit: settings.max_computer_games_per_player,
+            });
+        }
+        Ok(())
+    }
+
     /// After a restart: counts every unfinished game against its players' limits, and
     /// restarts an actor for every game whose clock or first-move limit runs, replaying its
     /// stored actions. The others (open challenges, games without a clock) are left
@@ -551,7 +630,13 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let store = Store::from_pool(pool);
         let writer = GameWriter::spawn(store.clone());
-        Games::new(store, writer, Arc::default(), settings)
+        Games::new(
+            store,
+            writer,
+            Arc::default(),
+            settings,
+            ComputerPlayers::default(),
+        )
     }
 
     #[tokio::test]

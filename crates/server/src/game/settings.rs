@@ -52,6 +52,12 @@ pub struct GameSettings {
     pub engine_threads: usize,
     /// Searches that may wait for an engine thread before more are refused.
     pub engine_queue: usize,
+    /// The most games the computer plays at once, all levels together: what bounds the
+    /// engine's work (each game has at most one search running or waiting).
+    pub max_computer_games: usize,
+    /// The most games against the computer one account may have in progress, so that one
+    /// person cannot take every place above.
+    pub max_computer_games_per_player: usize,
 }
 
 impl Default for GameSettings {
@@ -70,6 +76,8 @@ impl Default for GameSettings {
             max_games_in_progress: 300,
             engine_threads: std::thread::available_parallelism().map_or(1, usize::from),
             engine_queue: 256,
+            max_computer_games: 256,
+            max_computer_games_per_player: 5,
         }
     }
 }

@@ -82,6 +82,25 @@ impl Store {
         Ok(user)
     }
 
+    /// The computer's accounts (one per level, created by migration 0011), as
+    /// `(user id, name, level)`, by level.
+    ///
+    /// # Errors
+    /// Database failures only.
+    #[tracing::instrument(skip(self))]
+    pub async fn computer_players(&self) -> Result<Vec<(Uuid, String, u8)>, StoreError> {
+        let rows: Vec<(Uuid, String, i16)> = sqlx::query_as(
+            "select user_id, username, computer_level from app_user \
+             where computer_level is not null order by computer_level",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, name, level)| Some((id, name, u8::try_from(level).ok()?)))
+            .collect())
+    }
+
     /// The stored argon2id PHC string; `None` for guests and for unknown ids.
     ///
     /// # Errors

@@ -91,7 +91,9 @@ impl ApiError {
             ApiError::Game(e) => {
                 let status = match e {
                     GameError::NotFound => StatusCode::NOT_FOUND,
-                    GameError::Unavailable | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+                    GameError::Unavailable | GameError::ComputerBusy | GameError::Store(_) => {
+                        StatusCode::SERVICE_UNAVAILABLE
+                    }
                     GameError::NotAPlayer => StatusCode::FORBIDDEN,
                     _ => StatusCode::CONFLICT,
                 };

@@ -49,6 +49,7 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         api::games::list_games,
         api::games::get_game,
         api::games::accept_game,
+        api::computer::play_computer,
         api::records::replay,
         api::records::dice_record,
         api::records::export_game,

@@ -5,6 +5,7 @@
 
 mod browser;
 mod cli;
+mod computer;
 mod crash;
 mod limits;
 mod loadtest;

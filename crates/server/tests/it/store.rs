@@ -193,6 +193,35 @@ async fn schema_rejects_blank_names_and_guest_passwords(pool: PgPool) -> Result<
     Ok(())
 }
 
+#[sqlx::test(migrations = "./migrations")]
+async fn the_computer_has_one_account_per_level_without_a_password(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool.clone());
+
+    let computers = store.computer_players().await?;
+
+    let levels: Vec<u8> = computers.iter().map(|c| c.2).collect();
+    assert_eq!(levels, (0..=8).collect::<Vec<u8>>());
+    for (user_id, name, level) in &computers {
+        assert_eq!(name, &format!("Computer-level-{level}"));
+        assert_eq!(store.password_hash(*user_id).await?, None);
+        let user = store.user_by_id(*user_id).await?;
+        assert!(user.is_some_and(|u| !u.is_guest));
+    }
+    // The schema holds a level to one account and keeps passwords off them.
+    let second = sqlx::query("insert into app_user (username, computer_level) values ('x2', 3)")
+        .execute(&pool)
+        .await;
+    assert!(second.is_err());
+    let with_password =
+        sqlx::query("update app_user set password_hash = 'h' where computer_level = 1")
+            .execute(&pool)
+            .await;
+    assert!(with_password.is_err());
+    Ok(())
+}
+
 // ---- sessions ----------------------------------------------------------------------------
 
 #[sqlx::test(migrations = "./migrations")]

@@ -1,6 +1,9 @@
 //! What a game actor may reach beyond its own game: the group-commit writer, the store for
-//! reading its record back, the settings, the metrics, and the registry's few callbacks.
+//! reading its record back, the settings, the metrics, the computer's accounts and engine
+//! pool, and the registry's few callbacks.
 
+use crate::engine_pool::EnginePool;
+use crate::game::computer::ComputerPlayers;
 use crate::game::state::Effects;
 use crate::game::{GameCmd, GameError, GameNotice, GameSettings, GameTerms, Games, Seat};
 use crate::metrics::Metrics;
@@ -56,6 +59,16 @@ impl GameContext {
         terms: GameTerms,
     ) -> Result<Uuid, GameError> {
         self.registry.create_started(white, black, terms).await
+    }
+
+    /// The computer's accounts.
+    pub fn computers(&self) -> &ComputerPlayers {
+        self.registry.computers()
+    }
+
+    /// Where the computer's searches run.
+    pub fn engine_pool(&self) -> &EnginePool {
+        self.registry.engine_pool()
     }
 
     /// Takes the game out of the registry if nobody can reach it any more (see

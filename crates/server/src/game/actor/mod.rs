@@ -13,6 +13,7 @@
 //! runs out during an outage, when nobody can act.
 
 mod commit;
+mod computer;
 mod context;
 mod spawn;
 
@@ -51,6 +52,8 @@ struct GameActor {
     /// Whether the commit of an end (a resignation, a flag…) failed with the store away,
     /// so that the game may be over in the record but not in memory; settled the same way.
     unsettled_end: bool,
+    /// The computer's search for its next action, when it plays here and it is its turn.
+    thinking: Option<computer::Thinking>,
 }
 
 impl GameActor {
@@ -64,6 +67,7 @@ impl GameActor {
             epoch,
             unsettled_ply: None,
             unsettled_end: false,
+            thinking: None,
         }
     }
 
@@ -108,6 +112,7 @@ impl GameActor {
         self.play_forced_actions().await;
         let mut hibernated = false;
         loop {
+            self.let_the_computer_play().await;
             let deadline = self.state.next_deadline();
             let sleep_until = self.instant_at(deadline.unwrap_or(0));
             tokio::select! {
@@ -118,6 +123,9 @@ impl GameActor {
                     }
                     None => break,
                 },
+                (ply, found) = computer::thought(&mut self.thinking) => {
+                    self.computer_found(ply, found).await;
+                }
                 () = tokio::time::sleep_until(sleep_until), if deadline.is_some() => {
                     // The game's own deadlines first: one that ends it also keeps it awake.
                     if self.on_deadline().await {
@@ -125,12 +133,12 @@ impl GameActor {
                     }
                     let now = self.now_ms();
                     if self.state.hibernation_due_at().is_some_and(|at| now >= at) {
-                        if self.ctx.hibernate(self.state.id(), &rx) {
+                        if self.thinking.is_none() && self.ctx.hibernate(self.state.id(), &rx) {
                             hibernated = true;
                             break;
                         }
-                        // Someone holds the game's address, a request on its way: another
-                        // try once that has settled.
+                        // Someone holds the game's address, a request on its way, or the
+                        // computer's action is on its way: another try once that has settled.
                         self.state.command_received(now);
                     }
                 }

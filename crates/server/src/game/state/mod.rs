@@ -13,6 +13,7 @@
 
 mod offers;
 mod play;
+mod resident;
 mod timers;
 mod view;
 
@@ -20,6 +21,7 @@ mod view;
 mod tests;
 
 pub use crate::wire::game::{GameView, MoveView, SeatTimes};
+pub use resident::ComputerTurn;
 
 use super::clock::{Clock, TimeControl};
 use super::event::{EventLog, GameEvent};
@@ -202,6 +204,8 @@ pub struct GameState {
     /// it and after the last viewer left.
     last_command_at: u64,
     dice: Option<DiceSecret>,
+    /// The computer's account, when it holds a seat ([`GameState::set_resident`]).
+    resident: Option<Uuid>,
     settings: Arc<GameSettings>,
 }
 
@@ -272,6 +276,7 @@ impl GameState {
             unwatched_since: Some(0),
             last_command_at: 0,
             dice: founding.dice,
+            resident: None,
             settings,
         })
     }
@@ -335,6 +340,7 @@ impl GameState {
                 state.resume_timers(now);
                 // Nobody is connected yet after a restart; the claim delay starts now.
                 state.gone_since = [Some(now), Some(now)];
+                // (The computer, if seated, is marked present again by the actor.)
                 // Unlike a clock, the idle limit measures how long the players have stayed
                 // away, so the time the server was down counts.
                 state.set_idle_deadline(now, idle_for);

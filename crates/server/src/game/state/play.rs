@@ -240,7 +240,7 @@ impl GameState {
         effects.in_progress_delta = 1;
         self.resume_timers(now);
         for color in Color::ALL {
-            if self.connections(color) == 0 {
+            if self.connections(color) == 0 && !self.is_resident(color) {
                 self.gone_since[color.index()] = Some(now);
             }
         }

@@ -380,6 +380,42 @@ fn an_absent_opponent_may_be_claimed_against_after_the_delay() {
 }
 
 #[test]
+fn the_computer_is_never_away_and_thinks_only_on_its_turn_without_the_dice_seed() {
+    let mut table = Table::new(Variant::Drehs, clock(60_000, 1_000), false);
+    let (white, black) = (table.white.user_id, table.black.user_id);
+    // Black is the computer: nobody is connected yet, and only White counts as gone.
+    assert!(table.state.computer_turn(0, [0; 32]).is_none());
+    table.state.set_resident(black);
+    assert_eq!(table.state.resident(), Some(black));
+    assert!(
+        table.state.computer_turn(0, [7; 32]).is_none(),
+        "White's turn"
+    );
+    let first = table.state.game.legal_actions()[0].clone();
+    table.play(Color::White, &first, 0);
+    // Black's turn, its clock not started before both first moves.
+    let turn = table.state.computer_turn(500, [7; 32]);
+    let turn = turn.unwrap_or_else(|| panic!("the computer's turn"));
+    assert_eq!((turn.color, turn.ply), (Color::Black, 2));
+    assert_eq!(turn.clock, Some((60_000, 1_000)));
+    // The same position and legal actions as the game's, but other dice.
+    assert_eq!(turn.game.position(), table.state.game.position());
+    assert_eq!(turn.game.legal_actions(), table.state.game.legal_actions());
+    let second = table.state.game.legal_actions()[0].clone();
+    table.play(Color::Black, &second, 500);
+    // Black never connected, yet cannot be claimed against; White, gone, can be.
+    let claim = table.ask(Color::White, PlayerRequest::ClaimVictory, 3_600_000);
+    assert_eq!(refused(claim), "opponent_present");
+    table.state.presence(Some(white), true, 1_000);
+    let gone = table.state.presence(Some(white), false, 2_000);
+    assert_eq!(kinds(&gone), ["player_gone"]);
+    assert!(
+        table.state.computer_turn(2_000, [7; 32]).is_none(),
+        "White's turn"
+    );
+}
+
+#[test]
 fn a_rematch_is_offered_declined_and_accepted_with_colours_swapped() {
     let mut table = Table::new(Variant::Suicide, clock(60_000, 0), true);
     let early = table.ask(Color::White, PlayerRequest::OfferRematch, 0);

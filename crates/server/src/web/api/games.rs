@@ -21,13 +21,32 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 #[derive(Deserialize, ToSchema)]
-struct ClockRequest {
+pub(super) struct ClockRequest {
     /// Each side's time, in minutes; may be fractional (0.5 is 30 seconds).
     #[schema(example = 3, minimum = 0, maximum = 180)]
     minutes: f64,
     /// Seconds added after each of a side's actions (some time or some increment is needed).
     #[schema(example = 2, maximum = 180)]
     increment: u64,
+}
+
+impl ClockRequest {
+    /// The clock asked for, validated; None for no clock.
+    pub(super) fn checked(clock: Option<&ClockRequest>) -> Result<Option<TimeControl>, ApiError> {
+        clock
+            .map(|c| time_control(c.minutes, c.increment))
+            .transpose()
+    }
+}
+
+/// Parses a colour choice; none is `random`.
+pub(super) fn color_choice(text: Option<&str>) -> Result<ColorChoice, ApiError> {
+    match text {
+        None => Ok(ColorChoice::Random),
+        Some(text) => text
+            .parse()
+            .map_err(|_| ApiError::invalid("invalid_color", "color is random, white or black")),
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -45,14 +64,14 @@ struct CreateGame {
 
 /// Where a game is: its id and its page.
 #[derive(Serialize, ToSchema)]
-struct GameLink {
+pub(super) struct GameLink {
     game_id: Uuid,
     /// The game's page, `/game/{id}`.
     url: String,
 }
 
 impl GameLink {
-    fn new(game_id: Uuid) -> GameLink {
+    pub(super) fn new(game_id: Uuid) -> GameLink {
         GameLink {
             game_id,
             url: format!("/game/{game_id}"),
@@ -114,16 +133,8 @@ async fn create_game(
     JsonBody(body): JsonBody<CreateGame>,
 ) -> Result<Response, ApiError> {
     let variant = playable_variant(&body.variant)?;
-    let time_control = match body.clock {
-        Some(c) => Some(time_control(c.minutes, c.increment)?),
-        None => None,
-    };
-    let color: ColorChoice = match body.color.as_deref() {
-        None => ColorChoice::Random,
-        Some(text) => text
-            .parse()
-            .map_err(|_| ApiError::invalid("invalid_color", "color is random, white or black"))?,
-    };
+    let time_control = ClockRequest::checked(body.clock.as_ref())?;
+    let color = color_choice(body.color.as_deref())?;
     let seat = Seat {
         user_id: user.user_id,
         name: user.username.clone(),

@@ -13,6 +13,7 @@
 //! [`games`] holds the game endpoints, [`players`] a player's history, [`records`] the
 //! export, the dice record and the replay.
 
+pub(super) mod computer;
 pub(super) mod games;
 pub(super) mod players;
 pub(super) mod records;
@@ -101,6 +102,7 @@ fn revealed_seed(record: &GameRecord) -> Option<String> {
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(games::router())
+        .merge(computer::router())
         .merge(players::router())
         .merge(records::router())
 }

@@ -72,7 +72,11 @@ impl Username {
             ));
         }
         let lower = name.to_ascii_lowercase();
-        if RESERVED.contains(&lower.as_str()) || lower.starts_with("guest") {
+        // Guests and the computer's accounts are named by the server.
+        if RESERVED.contains(&lower.as_str())
+            || lower.starts_with("guest")
+            || lower.starts_with("computer")
+        {
             return Err(ApiError::invalid(
                 "reserved_username",
                 "that username is reserved",

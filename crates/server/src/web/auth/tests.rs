@@ -103,6 +103,8 @@ fn usernames_are_validated() {
         "Admin",
         "guest",
         "Guest1234",
+        "Computer-level-8",
+        "computerized",
         "a<b>",
         " alice",
         "alice ",
