@@ -3,7 +3,8 @@
 // option or challenges a named user (`match`), incoming and outgoing challenges with accept /
 // decline, a console for the FICS-style text commands, and the games in progress to watch.
 // A started game (from a seek, a challenge or the console) opens its page. Open challenge
-// links (`POST /api/games`) are still offered for people who are not in the lobby.
+// links (`POST /api/games`) are still offered for people who are not in the lobby, and a
+// dialog starts a game against the computer (`POST /api/games/computer`).
 
 import { api, myName, clockText, wireHeader, esc } from './common.js';
 
@@ -265,6 +266,38 @@ $('link-submit').addEventListener('click', async () => {
     location.href = created.url;
   } catch (err) {
     $('seek-status').textContent = err.message;
+  }
+});
+
+// Play the computer: a dialog posting `POST /api/games/computer`, then the game's page.
+const computerDialog = $('computer-dialog');
+$('computer-open').addEventListener('click', () => {
+  $('computer-variant').value = $('seek-variant').value;
+  $('computer-status').textContent = '';
+  computerDialog.showModal();
+});
+$('computer-cancel').addEventListener('click', () => computerDialog.close());
+$('computer-untimed').addEventListener('change', (e) => {
+  $('computer-minutes').disabled = e.target.checked;
+  $('computer-increment').disabled = e.target.checked;
+});
+$('computer-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const body = {
+    variant: $('computer-variant').value,
+    level: Number($('computer-level').value),
+    clock: $('computer-untimed').checked ? null
+      : { minutes: Number($('computer-minutes').value), increment: Number($('computer-increment').value) },
+    color: $('computer-color').value,
+  };
+  const status = $('computer-status');
+  try {
+    if (!myName()) await api('/api/auth/guest', {});
+    const created = await api('/api/games/computer', body);
+    location.href = created.url;
+  } catch (err) {
+    status.textContent = err.message;
+    status.classList.add('error');
   }
 });
 

@@ -95,7 +95,7 @@ fn engine_pieces(variant: &str, position: &str) -> Vec<(String, String, String)>
     )
 }
 
-fn screenshots_dir() -> PathBuf {
+pub(crate) fn screenshots_dir() -> PathBuf {
     // The workspace's `target/`, two levels above this crate.
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target")
@@ -124,17 +124,17 @@ fn square_tokens(action: &str) -> Vec<String> {
 }
 
 /// What the page knows about the game, read from its state.
-struct PageGame {
-    status: String,
+pub(crate) struct PageGame {
+    pub(crate) status: String,
     position: String,
-    turn: String,
-    ply: usize,
+    pub(crate) turn: String,
+    pub(crate) ply: usize,
     legal: Vec<String>,
     /// (board, square, colour) of every piece.
     pieces: Vec<(String, String, String)>,
 }
 
-async fn page_game(browser: &mut Browser) -> PageGame {
+pub(crate) async fn page_game(browser: &mut Browser) -> PageGame {
     let g = browser
         .wait_for(
             "the game state",
@@ -176,7 +176,10 @@ async fn page_game(browser: &mut Browser) -> PageGame {
 
 /// Chooses the action to play: one that needs a picker first (to exercise it), then a
 /// capture or attack, then any, varied by ply. `squares` maps on-board squares to boards.
-fn choose(game: &PageGame, squares: &std::collections::HashMap<String, String>) -> String {
+pub(crate) fn choose(
+    game: &PageGame,
+    squares: &std::collections::HashMap<String, String>,
+) -> String {
     let enemy = if game.turn == "white" {
         "black"
     } else {
@@ -233,7 +236,7 @@ fn square_css(board: &str, square: &str) -> String {
 
 /// Plays `action` through the board of `browser`: a special-action button, or from and to
 /// squares by click-click or drag, then a picker (a highlighted square or a button).
-async fn play_through_board(
+pub(crate) async fn play_through_board(
     browser: &mut Browser,
     action: &str,
     game: &PageGame,
@@ -292,7 +295,7 @@ async fn play_through_board(
     }
 }
 
-async fn wait_ply(browser: &mut Browser, ply: usize) {
+pub(crate) async fn wait_ply(browser: &mut Browser, ply: usize) {
     browser
         .wait_for(
             &format!("ply {ply}"),
@@ -302,7 +305,7 @@ async fn wait_ply(browser: &mut Browser, ply: usize) {
         .await;
 }
 
-async fn register(browser: &mut Browser, base: &str, name: &str) {
+pub(crate) async fn register(browser: &mut Browser, base: &str, name: &str) {
     browser.goto(&format!("{base}/")).await;
     browser
         .type_text("#login-form input[name=username]", name)
@@ -372,7 +375,7 @@ async fn start_from_the_lobby(base: &str, a: &mut Browser, b: &mut Browser, vari
 }
 
 /// Which board each square of A's page is on, by square name.
-async fn board_squares(a: &mut Browser) -> std::collections::HashMap<String, String> {
+pub(crate) async fn board_squares(a: &mut Browser) -> std::collections::HashMap<String, String> {
     a
         .js(
             "const m = {}; for (const r of document.querySelectorAll('#boards rect.sq')) m[r.dataset.square] = r.dataset.board; return m;",

@@ -4,6 +4,7 @@
 //! creates its own database from it); `scripts/test.sh` sets both up.
 
 mod browser;
+mod browser_computer;
 mod cli;
 mod computer;
 mod crash;

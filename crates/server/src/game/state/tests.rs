@@ -406,6 +406,10 @@ fn the_computer_is_never_away_and_thinks_only_on_its_turn_without_the_dice_seed(
     // Black never connected, yet cannot be claimed against; White, gone, can be.
     let claim = table.ask(Color::White, PlayerRequest::ClaimVictory, 3_600_000);
     assert_eq!(refused(claim), "opponent_present");
+    // Nor is it shown as away.
+    let view = table.state.view(Some(white), 3_600_000);
+    assert_eq!(view.absent, vec![Color::White]);
+    assert_eq!(view.claim_after_ms.black, None);
     table.state.presence(Some(white), true, 1_000);
     let gone = table.state.presence(Some(white), false, 2_000);
     assert_eq!(kinds(&gone), ["player_gone"]);

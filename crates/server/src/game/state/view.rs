@@ -47,11 +47,11 @@ impl GameState {
         }
     }
 
-    /// Seats of an active game whose player has no open connection.
+    /// Seats of an active game whose player has no open connection (never the computer's).
     fn absent_seats(&self) -> impl Iterator<Item = Color> + '_ {
-        Color::ALL
-            .into_iter()
-            .filter(|c| self.status == GameStatus::Active && self.connections(*c) == 0)
+        Color::ALL.into_iter().filter(|c| {
+            self.status == GameStatus::Active && self.connections(*c) == 0 && !self.is_resident(*c)
+        })
     }
 
     /// How long until a claim against each absent seat is allowed, at `now`.

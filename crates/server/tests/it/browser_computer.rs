@@ -1,0 +1,129 @@
+//! Playing the computer in a real browser: a person opens the lobby's "Play the computer"
+//! dialog, starts a game in every variant (at levels from random to the strongest, in both
+//! colours), plays through the board while the computer answers, and resigns; the game is
+//! then stored, unrated, against the computer's account.
+
+use super::browser::{
+    board_squares, choose, page_game, play_through_board, register, screenshots_dir, wait_ply,
+};
+use super::server::{fast_settings, TestServer};
+use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::ws_game::stored_record_once;
+use serde_json::json;
+use std::path::Path;
+
+/// The person's actions in each game before resigning.
+const PERSON_ACTIONS: usize = 3;
+
+/// Starts a game from the lobby's dialog and waits until the page shows it under way.
+async fn start_from_the_dialog(
+    browser: &mut Browser,
+    base: &str,
+    variant: &str,
+    level: u8,
+    color: &str,
+) -> String {
+    browser.goto(&format!("{base}/")).await;
+    browser.click("#computer-open").await;
+    browser.wait_element("#computer-dialog[open]").await;
+    browser
+        .js(
+            "document.getElementById('computer-variant').value = arguments[0];
+             document.getElementById('computer-level').value = String(arguments[1]);
+             document.getElementById('computer-color').value = arguments[2];",
+            json!([variant, level, color]),
+        )
+        .await;
+    browser.click("#computer-play").await;
+    let game_id = browser
+        .wait_for(
+            "the game against the computer",
+            "const g = window.oddboard && window.oddboard.game;
+             return g && g.status === 'active' && g.you ? location.pathname.split('/').pop() : null;",
+            json!([]),
+        )
+        .await;
+    game_id.as_str().unwrap_or_default().to_string()
+}
+
+/// Plays [`PERSON_ACTIONS`] actions through the board, waiting each time for the computer.
+async fn play_some_actions(browser: &mut Browser, you: &str) {
+    let squares = board_squares(browser).await;
+    let mut played = 0;
+    while played < PERSON_ACTIONS {
+        let game = page_game(browser).await;
+        if game.status != "active" {
+            return;
+        }
+        if game.turn != you {
+            // The computer's turn: its action must come.
+            wait_ply(browser, game.ply + 1).await;
+            continue;
+        }
+        let action = choose(&game, &squares);
+        play_through_board(browser, &action, &game, &squares, played % 2 == 1).await;
+        wait_ply(browser, game.ply + 1).await;
+        played += 1;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
+    if !Path::new(CHROMEDRIVER).exists() {
+        if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
+            return;
+        }
+        panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+    }
+    let server = TestServer::start(fast_settings()).await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let profile = std::env::temp_dir().join(format!(
+        "oddboard-browser-computer-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut browser = driver.session(&profile).await;
+    let name = format!("carol{}", &uuid::Uuid::new_v4().simple().to_string()[..6]);
+    register(&mut browser, &base, &name).await;
+    let games = [
+        ("suicide", 0, "white"),
+        ("chazz", 2, "black"),
+        ("duel", 4, "white"),
+        ("drehs", 6, "black"),
+        ("chad", 8, "white"),
+    ];
+    for (variant, level, color) in games {
+        eprintln!("browser: {variant} against level {level} as {color}");
+        let game_id = start_from_the_dialog(&mut browser, &base, variant, level, color).await;
+        play_some_actions(&mut browser, color).await;
+        browser
+            .screenshot(&screenshots_dir().join(format!("{variant}-computer.png")))
+            .await;
+        if page_game(&mut browser).await.status == "active" {
+            // The computer never leaves: nothing to claim against it.
+            let away = browser
+                .js(
+                    "return document.body.innerText.includes('opponent left')
+                        || !!document.getElementById('claim-victory');",
+                    json!([]),
+                )
+                .await;
+            assert_eq!(away, json!(false), "{variant}");
+            browser.click("#resign").await;
+        }
+        let record = stored_record_once(&server, &game_id, |r| r["status"] == "finished").await;
+        assert_eq!(record["status"], "finished", "{variant}: {record}");
+        assert_eq!(record["rated"], false);
+        let computer = if color == "white" { "black" } else { "white" };
+        assert_eq!(
+            record[format!("{computer}_name")],
+            format!("Computer-level-{level}"),
+            "{record}"
+        );
+        assert_eq!(record[format!("{color}_name")], name.as_str());
+    }
+    browser.quit().await;
+    drop(driver);
+    let _ = std::fs::remove_dir_all(&profile);
+    server.stop().await;
+}
