@@ -128,6 +128,13 @@ pub struct LoadArgs {
     /// the server lets one socket watch.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub games_per_socket: u64,
+    /// Games against the computer to keep going beside the measured ones (not measured), so
+    /// that the engine searches throughout the run.
+    #[arg(long, default_value_t = 0, value_name = "GAMES")]
+    pub computer_games: u64,
+    /// The computer's level in those games.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(0..=8))]
+    pub computer_level: u8,
 }
 
 /// A finite number above zero (a NaN or infinite duration would panic the tool).
@@ -150,6 +157,8 @@ impl From<LoadArgs> for LoadOptions {
             variant: args.variant,
             idle: usize::try_from(args.idle).unwrap_or(usize::MAX),
             games_per_socket: args.games_per_socket.min(most_per_socket) as usize,
+            computer_games: usize::try_from(args.computer_games).unwrap_or(usize::MAX),
+            computer_level: args.computer_level,
         }
     }
 }

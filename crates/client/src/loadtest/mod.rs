@@ -11,7 +11,8 @@
 //! `setup_seconds`), so the burst of hundreds of sign-ins and game creations is not counted as
 //! move latency; games that end during the run are replaced by new ones between the same
 //! players, inside the measured run. `--idle N` also opens N spectator sockets and holds them
-//! for the whole run. A run lasts its `--seconds`, or (for tests, [`run_until_finished`]) until
+//! for the whole run; `--computer-games N` keeps N games against the computer going beside
+//! the measured ones ([`computer`]), so its searches run throughout. A run lasts its `--seconds`, or (for tests, [`run_until_finished`]) until
 //! a number of games have ended: the run's end is what its coordinator decides, after it has
 //! sampled the server, so what the sample sees does not depend on the machine's speed.
 //!
@@ -38,6 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod computer;
 mod figures;
 pub mod incoming;
 mod pair;
@@ -62,6 +64,11 @@ pub struct LoadOptions {
     /// what the server lets one socket watch: it refuses the watches beyond that
     /// (`oddboard loadtest` caps the flag).
     pub games_per_socket: usize,
+    /// Games against the computer kept going beside the measured ones, so that the engine
+    /// searches throughout the run ([`computer`]); 0 for none.
+    pub computer_games: usize,
+    /// The computer's level in those games (0–8).
+    pub computer_level: u8,
 }
 
 impl Default for LoadOptions {
@@ -74,6 +81,8 @@ impl Default for LoadOptions {
             variant: "chad".into(),
             idle: 0,
             games_per_socket: 1,
+            computer_games: 0,
+            computer_level: 8,
         }
     }
 }
@@ -100,6 +109,8 @@ pub struct LoadReport {
     pub server_p50_ms_at_most: Option<f64>,
     pub server_p99_ms_at_most: Option<f64>,
     pub server_p999_ms_at_most: Option<f64>,
+    /// Actions the computer played during the run in the `--computer-games` games.
+    pub computer_actions: u64,
 }
 
 impl std::fmt::Display for LoadReport {
@@ -119,6 +130,7 @@ impl std::fmt::Display for LoadReport {
             Some(bytes) => writeln!(f, "server_rss_mib: {:.1}", bytes as f64 / 1_048_576.0)?,
             None => writeln!(f, "server_rss_mib: unknown")?,
         }
+        writeln!(f, "computer_actions: {}", self.computer_actions)?;
         for (name, bound) in [
             ("p50", self.server_p50_ms_at_most),
             ("p99", self.server_p99_ms_at_most),
@@ -269,12 +281,14 @@ async fn run_to(options: LoadOptions, finish: Option<u64>) -> Result<LoadReport,
     } else {
         set_up_slots(&options, &shared).await
     };
+    let computer = computer::ComputerLoad::start(&options).await?;
     let setup_seconds = setup_started.elapsed().as_secs_f64();
     let histogram_before = server_histogram(&mut probe).await;
 
     let started = Instant::now();
     let metrics_text = play(&options, &shared, drivers, finish, &mut probe).await;
     let seconds = started.elapsed().as_secs_f64();
+    let computer_actions = computer.stop().await;
     let histogram_after = server_histogram(&mut probe).await;
     let server_percentile =
         |percent| figures::server_percentile_ms(&histogram_before, &histogram_after, percent);
@@ -304,6 +318,7 @@ async fn run_to(options: LoadOptions, finish: Option<u64>) -> Result<LoadReport,
         server_p50_ms_at_most: server_percentile(50.0),
         server_p99_ms_at_most: server_percentile(99.0),
         server_p999_ms_at_most: server_percentile(99.9),
+        computer_actions,
     };
     for socket in idle {
         socket.close().await;

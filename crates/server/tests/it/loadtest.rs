@@ -82,10 +82,15 @@ async fn the_load_tool_plays_many_games_over_each_multiplexed_socket() {
 async fn the_load_tool_paces_multiplexed_games() {
     let server = TestServer::start(fast_settings()).await;
     let (games, rate) = (6, 60.0);
-    let report = run(chazz(&server, games, 3, Some(rate), Duration::from_secs(3)))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    // Beside them, two games against the computer keep its searches going.
+    let options = LoadOptions {
+        computer_games: 2,
+        computer_level: 1,
+        ..chazz(&server, games, 3, Some(rate), Duration::from_secs(3))
+    };
+    let report = run(options).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.errors, 0, "{report}");
+    assert!(report.computer_actions > 0, "{report}");
     // Flat out, six games do thousands of moves a second. Paced, each game moves at most
     // once per interval (games / rate) from its first turn, which comes within its first
     // interval (a replacement game's at once), so the run's moves are at most the rate's
@@ -93,7 +98,8 @@ async fn the_load_tool_paces_multiplexed_games() {
     let games_played = games as f64 + report.games_finished as f64;
     let most = rate * report.seconds + games_played;
     assert!(report.moves as f64 <= most, "at most {most}: {report}");
-    assert_eq!(report.connections_held, 4, "{report}");
+    // The two pairs' multiplexed sockets and the two games against the computer.
+    assert_eq!(report.connections_held, 6, "{report}");
     server.stop().await;
 }
 
@@ -113,6 +119,8 @@ fn chazz(
         variant: "chazz".into(),
         idle: 0,
         games_per_socket,
+        computer_games: 0,
+        computer_level: 8,
     }
 }
 
