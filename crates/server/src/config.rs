@@ -20,6 +20,7 @@
 //! | `--rate-limit-mux-frames` | `RATE_LIMIT_MUX_FRAMES` | `1000/10s`: frames per multiplexed `/ws/games` socket |
 //! | `--rate-limit-lobby-frames` | `RATE_LIMIT_LOBBY_FRAMES` | `60/10s`: frames per `/ws/lobby` socket |
 //! | `--rate-limit-sockets` | `RATE_LIMIT_SOCKETS` | `100`: WebSockets open at once per client address |
+//! | `--engine-threads` | `ENGINE_THREADS` | one per core: threads the computer's searches and analyses run on |
 //!
 //! A rate is `N/PERIOD`: a burst of N at once, and N again over each PERIOD (`30s`, `10m`,
 //! `1h`, as `humantime` reads them), one every PERIOD/N. `docs/operations.md` ("Behind a
@@ -69,6 +70,11 @@ pub struct Config {
     pub trusted_proxies: ::std::vec::Vec<IpNet>,
     #[command(flatten)]
     pub rate_limits: RateLimits,
+    /// Threads the computer's searches and game analyses run on (under `SCHED_IDLE`, so
+    /// they take only CPU nothing else wants). Unset: one per core.
+    #[arg(long, env = "ENGINE_THREADS", value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub engine_threads: Option<u16>,
 }
 
 /// The rate limits (see the module header for the flags, variables and defaults).
@@ -314,6 +320,7 @@ impl Default for Config {
             public_url: None,
             trusted_proxies: loopback(),
             rate_limits: RateLimits::default(),
+            engine_threads: None,
         }
     }
 }

@@ -88,7 +88,11 @@ mod server {
             return ExitCode::FAILURE;
         };
         runtime.block_on(async move {
-            let app = match app::App::build(config, game::GameSettings::default()).await {
+            let mut settings = game::GameSettings::default();
+            if let Some(threads) = config.engine_threads {
+                settings.engine_threads = usize::from(threads);
+            }
+            let app = match app::App::build(config, settings).await {
                 Ok(app) => app,
                 Err(e) => {
                     eprintln!("{e}");
