@@ -13,6 +13,7 @@
 //! [`games`] holds the game endpoints, [`players`] a player's history, [`records`] the
 //! export, the dice record and the replay.
 
+pub(super) mod analysis;
 pub(super) mod games;
 pub(super) mod players;
 pub(super) mod records;
@@ -103,4 +104,5 @@ pub fn router() -> Router<AppState> {
         .merge(games::router())
         .merge(players::router())
         .merge(records::router())
+        .merge(analysis::router())
 }
