@@ -82,6 +82,10 @@ impl Cache {
         self.young.len() + self.old.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.young.is_empty() && self.old.is_empty()
+    }
+
     /// Lookups answered and not answered since the start.
     pub fn hits_and_misses(&self) -> (u64, u64) {
         (self.hits, self.misses)
