@@ -63,6 +63,11 @@ export function analysisPanel(gameId, elements, jump, plies) {
       svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'graph-bg' }),
       svgElement('line', { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: 'graph-mid' }),
     ];
+    for (const [text, at] of [['White +10', PAD + 8], ['Black +10', HEIGHT - PAD - 2]]) {
+      const label = svgElement('text', { x: PAD + 2, y: at, class: 'axis', 'aria-hidden': 'true' });
+      label.textContent = text;
+      shapes.push(label);
+    }
     const entries = panel.report ? panel.report.plies : [];
     // One polyline per run of evaluated plies: a gap is left where a ply is not known yet.
     let run = [];

@@ -271,3 +271,31 @@ async fn a_position_the_rules_ended_is_its_result() {
     let end = report.plies[1].as_ref().map(|p| p.evaluation.score.clone());
     assert_eq!(end, Some(WhiteScore::Result("1-0".into())));
 }
+
+#[test]
+fn starts_are_rate_limited_per_address_and_the_machine_is_exempt() {
+    use crate::web::limits::{Action, Limiters, ANALYSES};
+    use crate::web::proxy::ClientInfo;
+    let limiters = Limiters::new(&crate::config::RateLimits::default());
+    let client = |ip: &str| ClientInfo {
+        ip: ip.parse().unwrap_or_else(|e| panic!("{e}")),
+        forwarded_https: None,
+        host: None,
+    };
+    let (stranger, other, machine) = (
+        client("203.0.113.7"),
+        client("198.51.100.1"),
+        client("127.0.0.1"),
+    );
+    for _ in 0..ANALYSES.count.get() {
+        assert!(limiters.check(Action::StartAnalysis, &stranger).is_ok());
+    }
+    let refused = limiters.check(Action::StartAnalysis, &stranger);
+    assert!(refused.is_err_and(|r| r.retry_after_seconds() >= 1));
+    // Other limits and other addresses are not touched.
+    assert!(limiters.check(Action::CreateGame, &stranger).is_ok());
+    assert!(limiters.check(Action::StartAnalysis, &other).is_ok());
+    for _ in 0..=ANALYSES.count.get() {
+        assert!(limiters.check(Action::StartAnalysis, &machine).is_ok());
+    }
+}
