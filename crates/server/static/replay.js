@@ -49,7 +49,9 @@ async function load() {
     section: $('analysis'), button: $('analysis-toggle'), body: $('analysis-body'), status: $('analysis-status'),
     graph: $('analysis-graph'), line: $('analysis-line'), drops: $('analysis-drops'),
   }, show, d.snapshots.length);
-  $('analysis-toggle').disabled = false;
+  const over = d.status === 'finished' || d.status === 'aborted';
+  $('analysis-toggle').disabled = !over;
+  if (!over) $('analysis-toggle').title = 'A game can be analysed once it is over.';
   show(d.snapshots.length - 1);
   root.dataset.loaded = 'true';
   if (d.dice_commitment) verifyDice(d);

@@ -47,6 +47,8 @@ pub struct AnalysisSettings {
     pub games_at_once: usize,
     /// Games whose analyses are remembered (finished or not) beyond those running.
     pub games_kept: usize,
+    /// Positions of the longest game analysed (its plies and the start).
+    pub max_positions: usize,
     /// The cache's byte budget.
     pub cache_bytes: usize,
     /// An analysis nobody polled for this long stops.
@@ -86,7 +88,8 @@ impl Default for AnalysisSettings {
         AnalysisSettings {
             nodes: NODES,
             games_at_once: 2,
-            games_kept: 256,
+            games_kept: 64,
+            max_positions: 1000,
             cache_bytes: 32 << 20,
             idle_stop: Duration::from_secs(30),
             pool_wait: Duration::from_millis(250),
@@ -139,6 +142,8 @@ pub struct AnalysisReport {
 pub enum StartError<E> {
     /// The `admit` check refused.
     Refused(E),
+    /// The game has more than [`AnalysisSettings::max_positions`] positions.
+    TooLong,
 }
 
 struct JobState {
@@ -258,7 +263,7 @@ impl Analyses {
     /// With no slot free the report says [`Status::Busy`], and nothing is queued.
     ///
     /// # Errors
-    /// `admit` refused.
+    /// The game is too long, or `admit` refused.
     pub fn start<E>(
         &self,
         game_id: Uuid,
@@ -267,6 +272,9 @@ impl Analyses {
         pool: &EnginePool,
         admit: impl FnOnce() -> Result<(), E>,
     ) -> Result<AnalysisReport, StartError<E>> {
+        if positions.len() > self.inner.settings.max_positions {
+            return Err(StartError::TooLong);
+        }
         let nodes = self.inner.settings.budget(variant);
         let mut jobs = self.inner.jobs();
         if let Some(job) = jobs.get(&game_id) {

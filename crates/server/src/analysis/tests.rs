@@ -223,6 +223,14 @@ async fn games_past_the_cap_are_busy_and_a_refusal_starts_nothing() {
     assert_eq!(analyses.running(), 0);
     assert!(analyses.existing(first.game_id).is_none());
 
+    let short = Analyses::new(AnalysisSettings {
+        max_positions: OPENING.len(),
+        ..settings(1)
+    });
+    let list = positions(&first).unwrap_or_else(|e| panic!("{e}"));
+    let long = short.start(first.game_id, first.variant, list, &pool, never::<()>);
+    assert!(matches!(long, Err(StartError::TooLong)));
+
     let running = start(&first, Ok(())).unwrap_or_else(|_| panic!("refused"));
     assert_eq!((running.status, analyses.running()), (Status::Running, 1));
     let busy = start(&second, Err("the limit is not asked when nothing starts"));

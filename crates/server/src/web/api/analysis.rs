@@ -27,6 +27,7 @@ use axum::{Extension, Json, Router};
         (status = 200, description = "The analysis so far: `running` (more plies come), `done`, or `busy` (the server is analysing as many games as it may; ask again to resume).", body = AnalysisReport),
         (status = 404, description = "`game_not_found`.", body = ErrorBody),
         (status = 409, description = "`game_in_progress`: only a game that is over can be analysed.", body = ErrorBody),
+        (status = 422, description = "`game_too_long`: a game of more than 999 plies.", body = ErrorBody),
         (status = 429, description = "`rate_limited`: this address started too many analyses lately.", body = ErrorBody),
     )
 )]
@@ -53,6 +54,13 @@ async fn analysis(
     match analyses.start(game_id, record.variant, positions, pool, admit) {
         Ok(report) => Ok(Json(report)),
         Err(StartError::Refused(limited)) => Err(limited.into()),
+        Err(StartError::TooLong) => Err(ApiError::invalid(
+            "game_too_long",
+            format!(
+                "only games of up to {} plies can be analysed",
+                analyses.settings().max_positions.saturating_sub(1)
+            ),
+        )),
     }
 }
 
