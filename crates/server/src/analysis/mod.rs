@@ -408,6 +408,8 @@ async fn search(
     let nodes = settings.budget(variant);
     for _ in 0..settings.pool_tries.max(1) {
         let text = text.to_string();
+        // The thread's own engine is left alone: its warm table serves the computer's games,
+        // and `evaluate`'s fresh one makes the answer depend on the position alone.
         let answer = pool
             .run(Priority::Analysis, move |_engine| {
                 evaluate(variant, &text, nodes)

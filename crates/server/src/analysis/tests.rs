@@ -307,3 +307,29 @@ fn starts_are_rate_limited_per_address_and_the_machine_is_exempt() {
         assert!(limiters.check(Action::StartAnalysis, &machine).is_ok());
     }
 }
+
+#[tokio::test]
+async fn an_analysis_nobody_polls_stops_and_a_poll_resumes_it() {
+    let pool = EnginePool::new(1, 8);
+    // Never polled recently enough: the task stops before its first search.
+    let analyses = Analyses::new(AnalysisSettings {
+        idle_stop: Duration::ZERO,
+        ..settings(1)
+    });
+    let game = record(GameStatus::Finished, None, &OPENING);
+    let list = positions(&game).unwrap_or_else(|e| panic!("{e}"));
+    let start = |admit: Result<(), ()>| {
+        analyses.start(game.game_id, game.variant, list.clone(), &pool, || admit)
+    };
+    let first = start(Ok(())).unwrap_or_else(|_| panic!("refused"));
+    assert_eq!(first.status, Status::Running);
+    while analyses.running() > 0 {
+        tokio::task::yield_now().await;
+    }
+    assert!(analyses.existing(game.game_id).is_none(), "it stopped");
+    assert_eq!(analyses.cache_stats().0, 0, "nothing was searched");
+    // Asked again, it starts again (and counts as a new start).
+    assert!(matches!(start(Err(())), Err(StartError::Refused(()))));
+    let again = start(Ok(())).unwrap_or_else(|_| panic!("refused"));
+    assert_eq!(again.status, Status::Running);
+}
