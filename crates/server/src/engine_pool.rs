@@ -253,7 +253,10 @@ mod tests {
         while pool.waiting() == 0 {
             tokio::task::yield_now().await;
         }
-        assert_eq!(pool.run(Priority::Play, |_| 3).await, Err(PoolError::Busy));
+        assert_eq!(
+            pool.run(Priority::Play, |_| 3).await,
+            Err(PoolError::Busy)
+        );
         hold_tx.send(()).ok();
         assert!(matches!(first.await, Ok(Ok(()))));
         assert!(matches!(second.await, Ok(Ok(2))));
@@ -281,11 +284,10 @@ mod tests {
             let runner = pool.clone();
             let order = order.clone();
             waiting.push(tokio::spawn(async move {
-                runner
-                    .run(priority, move |_| {
-                        order.lock().unwrap_or_else(|e| e.into_inner()).push(name);
-                    })
-                    .await
+                runner.run(priority, move |_| {
+                    order.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+                })
+                .await
             }));
             while pool.waiting() < waiting.len() {
                 tokio::task::yield_now().await;
