@@ -26,6 +26,7 @@ pub mod engine_cli;
 pub use oddboard_rules as rules;
 
 pub mod admin;
+pub mod analysis;
 pub mod app;
 pub mod config;
 pub mod engine_pool;

@@ -2,8 +2,10 @@
 // with buttons or the arrow keys, a click on a move to jump to it, flip, the export link and,
 // for Davey Drehs, the roll log with the dice verified in the browser: the seed must hash
 // (SHA-256) to the published commitment, and every roll must be what HMAC-SHA256(seed,
-// game_id ‖ index) gives (docs/rules/drehs.md), recomputed here with WebCrypto.
+// game_id ‖ index) gives (docs/rules/drehs.md), recomputed here with WebCrypto. The engine
+// analysis panel is analysis.js.
 
+import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
 
@@ -12,7 +14,7 @@ const root = document.getElementById('replay');
 const gameId = root.dataset.gameId;
 const $ = (id) => document.getElementById(id);
 const board = new BoardView($('boards'), {});
-const state = { data: null, ply: 0, flipped: false };
+const state = { data: null, ply: 0, flipped: false, analysis: null };
 window.oddboard = state;
 
 function show(ply) {
@@ -31,6 +33,7 @@ function show(ply) {
   $('top-name').textContent = `${data[top] || '?'} (${top})`;
   const current = $('moves').querySelector('.current');
   if (current) current.scrollIntoView({ block: 'nearest' });
+  if (state.analysis) state.analysis.show(state.ply);
 }
 
 async function load() {
@@ -42,6 +45,13 @@ async function load() {
   }
   const d = state.data;
   $('status').textContent = `${d.variant_name} · ${d.white || '?'} – ${d.black || '?'} · ${d.outcome ? `${d.outcome.reason === 'aborted' ? '' : `${d.result} `}${outcomeText(d.outcome)}` : d.status}`;
+  state.analysis = analysisPanel(gameId, {
+    section: $('analysis'), button: $('analysis-toggle'), body: $('analysis-body'), status: $('analysis-status'),
+    graph: $('analysis-graph'), line: $('analysis-line'), drops: $('analysis-drops'),
+  }, show, d.snapshots.length);
+  const over = d.status === 'finished' || d.status === 'aborted';
+  $('analysis-toggle').disabled = !over;
+  if (!over) $('analysis-toggle').title = 'A game can be analysed once it is over.';
   show(d.snapshots.length - 1);
   root.dataset.loaded = 'true';
   if (d.dice_commitment) verifyDice(d);

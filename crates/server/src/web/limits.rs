@@ -86,7 +86,20 @@ pub enum Action {
     /// `POST /api/games`, and the lobby's `seek`, `match` and `rematch`.
     CreateGame,
     LobbyCommand,
+    /// Starting the engine analysis of a finished game (`GET /api/games/{id}/analysis` when
+    /// the cache cannot answer it whole); [`ANALYSES`] per address.
+    StartAnalysis,
 }
+
+/// Analyses an address may start: each is up to a few seconds of an engine thread, and
+/// polls, or analyses the cache answers, are not counted.
+pub const ANALYSES: Rate = Rate {
+    count: match std::num::NonZeroU32::new(30) {
+        Some(count) => count,
+        None => std::num::NonZeroU32::MIN,
+    },
+    per: Duration::from_secs(10 * 60),
+};
 
 /// Which of the server's sockets a frame limit is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +117,7 @@ pub struct Limiters {
     logins: DefaultKeyedRateLimiter<IpAddr>,
     games: DefaultKeyedRateLimiter<IpAddr>,
     lobby_commands: DefaultKeyedRateLimiter<IpAddr>,
+    analyses: DefaultKeyedRateLimiter<IpAddr>,
     login_backoff: Mutex<LoginBackoff>,
     /// Sockets open per address; an address leaves the map with its last socket.
     sockets: Mutex<HashMap<IpAddr, u32>>,
@@ -142,6 +156,7 @@ impl Limiters {
             logins: keyed(settings.logins),
             games: keyed(settings.games),
             lobby_commands: keyed(settings.lobby_commands),
+            analyses: keyed(ANALYSES),
             login_backoff: Mutex::new(LoginBackoff::new(settings.login_failures)),
             sockets: Mutex::new(HashMap::new()),
             sockets_per_address: settings.sockets_per_address,
@@ -170,6 +185,7 @@ impl Limiters {
             Action::LogIn => &self.logins,
             Action::CreateGame => &self.games,
             Action::LobbyCommand => &self.lobby_commands,
+            Action::StartAnalysis => &self.analyses,
         };
         limiter
             .check_key(&key(client.ip))
@@ -274,6 +290,7 @@ impl Limiters {
             &self.logins,
             &self.games,
             &self.lobby_commands,
+            &self.analyses,
         ]
         .into_iter()
     }

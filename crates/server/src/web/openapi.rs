@@ -53,6 +53,7 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         api::records::replay,
         api::records::dice_record,
         api::records::export_game,
+        api::analysis::analysis,
         api::players::user_games,
         api::players::user_results,
         api::games::variants,

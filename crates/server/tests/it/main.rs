@@ -3,7 +3,9 @@
 //! for the crash test. Needs `DATABASE_URL` pointing at a running PostgreSQL (each test
 //! creates its own database from it); `scripts/test.sh` sets both up.
 
+mod analysis;
 mod browser;
+mod browser_analysis;
 mod browser_computer;
 mod cli;
 mod computer;

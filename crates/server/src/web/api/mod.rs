@@ -13,6 +13,7 @@
 //! [`games`] holds the game endpoints, [`players`] a player's history, [`records`] the
 //! export, the dice record and the replay.
 
+pub(super) mod analysis;
 pub(super) mod computer;
 pub(super) mod games;
 pub(super) mod players;
@@ -105,4 +106,5 @@ pub fn router() -> Router<AppState> {
         .merge(computer::router())
         .merge(players::router())
         .merge(records::router())
+        .merge(analysis::router())
 }
