@@ -219,6 +219,17 @@ fn lower_priority() {
     }
 }
 
+/// Whether Linux splits the CPU between sessions before threads ("autogroups",
+/// `kernel.sched_autogroup_enabled`). Then a thread's low priority counts only against the
+/// threads of its own process: PostgreSQL and other processes share the CPU with a busy
+/// engine thread as with any busy process, and the human games' latency suffers (ten times the
+/// p99, `docs/performance.md`). The server warns at start; `docs/operations.md` says what to
+/// set.
+pub fn cpu_split_by_session() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/sched_autogroup_enabled")
+        .is_ok_and(|text| text.trim() == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
