@@ -101,7 +101,7 @@ pub fn play_match(
             if index >= games {
                 return;
             }
-            let first_color = if index % 2 == 0 {
+            let first_color = if index.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black

@@ -233,12 +233,13 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
     /// `base` with the style's noise, fixed by the seed and the position.
     fn noisy(&self, game: &R, base: i32) -> i32 {
         let base = base.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
-        if self.style.noise <= 0 {
+        let noise = self.style.noise.saturating_mul(R::noise_scale());
+        if noise <= 0 {
             return base;
         }
         let mut rng = XorShift::new(game.hash() ^ self.style.seed);
-        let span = 2 * self.style.noise as u64 + 1;
-        base + (rng.next_u64() % span) as i32 - self.style.noise
+        let span = 2 * noise as u64 + 1;
+        base + (rng.next_u64() % span) as i32 - noise
     }
 
     fn negamax(&mut self, game: &R, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -280,14 +281,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             let score = if searched == 0 {
                 self.child_score(game, action, next, alpha, beta, ply)
             } else {
-                let late = tactical == 0 && searched >= LATE_MOVES && depth >= 3;
-                let reduction = if !late || self.is_killer(ply, action) {
-                    0
-                } else if searched >= 2 * LATE_MOVES && depth >= 5 {
-                    2
-                } else {
-                    1
-                };
+                let reduction = self.reduction(action, searched, tactical, depth, ply);
                 self.scout(game, action, next, reduction, alpha, beta, ply)
             };
             if self.stopped {
@@ -462,6 +456,27 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             line.clear();
             line.push(action.clone());
             line.extend(child.iter().cloned());
+        }
+    }
+
+    /// Plies a later action is first searched shallower by: none for the first few, for
+    /// captures and for killers, one for the other quiet actions, two for the latest ones in
+    /// deep searches.
+    fn reduction(
+        &self,
+        action: &R::Action,
+        searched: usize,
+        tactical: i32,
+        depth: i32,
+        ply: usize,
+    ) -> i32 {
+        let late = tactical == 0 && searched >= LATE_MOVES && depth >= 3;
+        if !late || self.is_killer(ply, action) {
+            0
+        } else if searched >= 2 * LATE_MOVES && depth >= 5 {
+            2
+        } else {
+            1
         }
     }
 

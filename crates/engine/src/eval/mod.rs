@@ -38,6 +38,13 @@ pub trait Evaluate: Rules {
         true
     }
 
+    /// How many times a level's deliberate noise (in centipawns) this variant's evaluation
+    /// swings: where dice move scores by far more than a pawn, a few centipawns of noise
+    /// would not set the levels apart.
+    fn noise_scale() -> i32 {
+        1
+    }
+
     /// Whether the action's result depends on dice (Davey Drehs' attacks).
     fn is_chance(&self, action: &Self::Action) -> bool {
         let _ = action;
