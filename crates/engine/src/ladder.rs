@@ -5,7 +5,7 @@
 //! depends only on its games' seeds: it is the same on any machine and with any number of
 //! threads playing its games side by side.
 
-use crate::{choose_within, Cancel, Level, Limits};
+use crate::{choose, choose_within, Cancel, Level, Limits};
 use oddboard_rules::{AnyGame, Color, UnsupportedVariant, Variant};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
@@ -41,6 +41,10 @@ pub struct MatchRules {
     pub max_plies: u32,
     /// Games played at once, each on its own thread (1 to [`MAX_THREADS`]).
     pub threads: u32,
+    /// Random plies that open each game, the same for games `2k` and `2k + 1` (where the
+    /// colours are swapped): without them two levels without noise play the same two games
+    /// over and over.
+    pub opening_plies: u32,
 }
 
 /// Plays one game from the start of `variant`; the winner, None for a draw or an unfinished
@@ -63,6 +67,15 @@ pub fn play_game(
     for ply in 0..rules.max_plies {
         if let Some(outcome) = game.outcome() {
             return Ok(outcome.winner);
+        }
+        if ply < rules.opening_plies {
+            let Some(action) = choose(Level::MIN, &game, seed / 2 + u64::from(ply)) else {
+                break;
+            };
+            if game.play(&action).is_err() {
+                break;
+            }
+            continue;
         }
         let level = match game.turn() {
             Color::White => white,

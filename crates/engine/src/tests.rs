@@ -244,6 +244,7 @@ fn a_searching_level_beats_random_play_in_every_variant() {
             limits: Some(Limits::nodes(nodes)),
             max_plies: 120,
             threads: 2,
+            opening_plies: 0,
         };
         let tally = match ladder::play_match(variant, Level::new(4), Level::MIN, games, rules) {
             Ok(tally) => tally,
@@ -298,14 +299,29 @@ fn a_transposition_reaches_the_same_hash() {
 
 #[test]
 fn a_match_is_the_same_on_one_thread_or_several() {
-    let rules = |threads| ladder::MatchRules {
+    let rules = |threads, opening_plies| ladder::MatchRules {
         limits: Some(Limits::nodes(300)),
         max_plies: 60,
         threads,
+        opening_plies,
     };
-    let one = ladder::play_match(Variant::Chazz, Level::new(2), Level::new(1), 6, rules(1));
-    let three = ladder::play_match(Variant::Chazz, Level::new(2), Level::new(1), 6, rules(3));
-    assert_eq!(one, three);
-    let tally = one.unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tally.games(), 6);
+    for plies in [0, 2] {
+        let one = ladder::play_match(
+            Variant::Chazz,
+            Level::new(2),
+            Level::new(1),
+            6,
+            rules(1, plies),
+        );
+        let three = ladder::play_match(
+            Variant::Chazz,
+            Level::new(2),
+            Level::new(1),
+            6,
+            rules(3, plies),
+        );
+        assert_eq!(one, three);
+        let tally = one.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(tally.games(), 6);
+    }
 }

@@ -37,6 +37,10 @@ pub enum EngineCommand {
         /// clocks (level 8 on a fixed budget), so the scores do not depend on it.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         threads: u32,
+        /// Random plies that open each pair of games (one with each colour): levels without
+        /// noise (7 and 8) otherwise replay the same two games.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=8))]
+        opening_plies: u32,
     },
     /// Plays our strongest engine against another UCI engine and prints the score with an Elo
     /// difference and its 95% error.
@@ -116,8 +120,17 @@ pub fn run(command: &EngineCommand, out: &mut dyn Write, err: &mut dyn Write) ->
             min_level,
             max_level,
             threads,
+            opening_plies,
             ..
-        } => ladder(variant, *games, *min_level..=*max_level, *threads, out),
+        } => {
+            let rules = MatchRules {
+                limits: None,
+                max_plies: LADDER_MAX_PLIES,
+                threads: *threads,
+                opening_plies: *opening_plies,
+            };
+            ladder(variant, *games, *min_level..=*max_level, rules, out)
+        }
         EngineCommand::Match {
             engine,
             games,
@@ -169,7 +182,7 @@ fn ladder(
     variant: Variant,
     games: u32,
     levels: std::ops::RangeInclusive<u8>,
-    threads: u32,
+    rules: MatchRules,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if levels.is_empty() {
@@ -179,11 +192,6 @@ fn ladder(
             levels.end()
         ));
     }
-    let rules = MatchRules {
-        limits: None,
-        max_plies: LADDER_MAX_PLIES,
-        threads,
-    };
     for level in levels {
         let (upper, lower) = (Level::new(level), Level::new(level - 1));
         let tally = play_levels(variant, upper, lower, games, rules).map_err(|e| e.to_string())?;
@@ -260,6 +268,7 @@ mod tests {
             min_level: 1,
             max_level: 1,
             threads: 2,
+            opening_plies: 2,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(run(&command, &mut out, &mut err), 0);
@@ -273,6 +282,7 @@ mod tests {
             min_level: 1,
             max_level: 1,
             threads: 1,
+            opening_plies: 0,
         };
         assert_eq!(run(&bad, &mut Vec::new(), &mut err), 2);
         let upside_down = EngineCommand::Ladder {
@@ -281,6 +291,7 @@ mod tests {
             min_level: 3,
             max_level: 2,
             threads: 1,
+            opening_plies: 0,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(run(&upside_down, &mut out, &mut err), 1);
@@ -296,7 +307,16 @@ mod tests {
             let args = ["oddboard", "engine", "ladder", "--variant", "drehs"];
             Cli::try_parse_from(args.iter().chain(words).copied()).map(|cli| cli.command)
         };
-        let parsed = parse(&["--games", "20", "--threads", "2", "--min-level", "5"]);
+        let parsed = parse(&[
+            "--games",
+            "20",
+            "--threads",
+            "2",
+            "--min-level",
+            "5",
+            "--opening-plies",
+            "2",
+        ]);
         let Ok(Some(Command::Engine {
             command:
                 EngineCommand::Ladder {
@@ -304,6 +324,7 @@ mod tests {
                     min_level,
                     max_level,
                     threads,
+                    opening_plies,
                     ..
                 },
         })) = parsed
@@ -311,6 +332,7 @@ mod tests {
             panic!("{parsed:?}");
         };
         assert_eq!((games, min_level, max_level, threads), (20, 5, 8, 2));
+        assert_eq!(opening_plies, 2);
         let defaults = parse(&[]);
         assert!(
             matches!(
@@ -321,6 +343,7 @@ mod tests {
                         min_level: 1,
                         max_level: 8,
                         threads: 1,
+                        opening_plies: 0,
                         ..
                     }
                 }))
