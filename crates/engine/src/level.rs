@@ -1,79 +1,57 @@
 //! Levels 0–8 of the computer opponent. Level 0 plays a uniformly random legal action; from
 //! level 1 (one ply, heavy noise) up to 8 (as deep as its time allows, no noise) a level
-//! searches deeper, longer and with less deliberate noise than the one below. Each level's
-//! depth and node caps make it deterministic for a seed whenever its time is not the limit
-//! that bites.
+//! searches deeper, on more nodes and with less deliberate noise than the one below.
+//!
+//! Levels 1–7 end their search on a node cap; their time limit is only a guard for a slow or
+//! busy machine, so their play is deterministic for a seed and fast (levels 1–3 well under
+//! 0.3 s a move). Level 8 thinks up to [`TOP_MILLIS`] in real play, by time alone; the ladder
+//! (and anything else that needs reproducible games) plays it on [`TOP_FIXED_NODES`] instead,
+//! through [`Level::fixed_limits`].
 
 use crate::search::{Limits, Style};
 use std::time::Duration;
+
+/// Level 8's time per move in real play.
+pub const TOP_MILLIS: u64 = 3_000;
+/// Level 8's node cap where games must be reproducible: twice level 7's.
+pub const TOP_FIXED_NODES: u64 = 320_000;
 
 /// A playing strength, 0 (random) to 8 (strongest).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Level(u8);
 
-/// One level's settings: depth, nodes, time and noise.
+/// One level's settings: depth, nodes (None: time alone), time and noise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Settings {
     depth: u32,
-    nodes: u64,
+    nodes: Option<u64>,
     millis: u64,
     noise: i32,
 }
 
+const fn settings(depth: u32, nodes: u64, millis: u64, noise: i32) -> Settings {
+    Settings {
+        depth,
+        nodes: Some(nodes),
+        millis,
+        noise,
+    }
+}
+
 const SETTINGS: [Settings; 9] = [
     // Level 0 does not search; its row is never read.
-    Settings {
-        depth: 0,
-        nodes: 0,
-        millis: 0,
-        noise: 0,
-    },
-    Settings {
-        depth: 1,
-        nodes: 2_000,
-        millis: 50,
-        noise: 250,
-    },
-    Settings {
-        depth: 2,
-        nodes: 10_000,
-        millis: 100,
-        noise: 120,
-    },
-    Settings {
-        depth: 3,
-        nodes: 40_000,
-        millis: 200,
-        noise: 60,
-    },
-    Settings {
-        depth: 4,
-        nodes: 150_000,
-        millis: 400,
-        noise: 30,
-    },
-    Settings {
-        depth: 6,
-        nodes: 500_000,
-        millis: 800,
-        noise: 15,
-    },
-    Settings {
-        depth: 8,
-        nodes: 1_500_000,
-        millis: 1_500,
-        noise: 5,
-    },
-    Settings {
-        depth: 12,
-        nodes: 5_000_000,
-        millis: 3_000,
-        noise: 0,
-    },
+    settings(0, 0, 0, 0),
+    settings(1, 1_000, 100, 200),
+    settings(2, 4_000, 150, 100),
+    settings(3, 10_000, 250, 50),
+    settings(5, 20_000, 500, 25),
+    settings(8, 40_000, 1_000, 10),
+    settings(64, 80_000, 1_500, 5),
+    settings(64, 160_000, 2_500, 0),
     Settings {
         depth: 64,
-        nodes: u64::MAX,
-        millis: 6_000,
+        nodes: None,
+        millis: TOP_MILLIS,
         noise: 0,
     },
 ];
@@ -100,13 +78,24 @@ impl Level {
         SETTINGS[usize::from(self.0.min(Level::MAX.0))]
     }
 
-    /// The search limits of this level.
+    /// The search limits of this level in real play: its depth and node caps, and its time.
     pub fn limits(self) -> Limits {
         let settings = self.settings();
         Limits {
             depth: Some(settings.depth.max(1)),
-            nodes: (settings.nodes != u64::MAX).then_some(settings.nodes),
+            nodes: settings.nodes,
             time: Some(Duration::from_millis(settings.millis)),
+        }
+    }
+
+    /// The search limits of this level without a clock, so that a game between levels is the
+    /// same on any machine: its depth and node caps, level 8 on [`TOP_FIXED_NODES`].
+    pub fn fixed_limits(self) -> Limits {
+        let settings = self.settings();
+        Limits {
+            depth: Some(settings.depth.max(1)),
+            nodes: Some(settings.nodes.unwrap_or(TOP_FIXED_NODES)),
+            time: None,
         }
     }
 

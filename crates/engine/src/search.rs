@@ -20,6 +20,9 @@ pub const MAX_PLY: usize = 64;
 /// Quiescence looks at most this many captures deep: Suicide's forced captures could
 /// otherwise chain on for the whole game.
 const QUIESCENCE_PLIES: u32 = 6;
+/// Quiet actions searched at full depth before later ones are searched a ply or two shallower
+/// first (late move reductions).
+const LATE_MOVES: usize = 3;
 /// Nodes between two looks at the clock and the cancel flag.
 const CHECK_EVERY: u64 = 1024;
 /// The game id the engine's own dice are derived with.
@@ -128,6 +131,8 @@ pub struct Searcher<'a, R: Evaluate> {
     root_best: Option<usize>,
     /// The score of the best root action of the current iteration so far.
     root_score: i32,
+    /// The depth of the current iteration, which bounds the forced-reply extensions.
+    iteration: usize,
 }
 
 impl<'a, R: Evaluate> Searcher<'a, R> {
@@ -145,6 +150,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             root_best: None,
             root_score: 0,
+            iteration: 0,
         }
     }
 
@@ -168,6 +174,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             .unwrap_or(MAX_PLY as u32)
             .clamp(1, MAX_PLY as u32);
         for depth in 1..=max_depth {
+            self.iteration = depth as usize;
             let score = self.negamax(root, depth as i32, -INFINITY, INFINITY, 0);
             if self.stopped {
                 // Every root action that became best in the unfinished iteration was searched
@@ -215,13 +222,24 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
 
     /// The static evaluation with the style's noise.
     fn evaluate(&self, game: &R) -> i32 {
-        let base = game.evaluate().clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
-        if self.style.noise <= 0 {
+        self.noisy(game, game.evaluate())
+    }
+
+    /// [`Searcher::evaluate`] given the position's actions and their tactical weights.
+    fn evaluate_with(&self, game: &R, actions: &[R::Action], tactical: &[i32]) -> i32 {
+        self.noisy(game, game.evaluate_with(actions, tactical))
+    }
+
+    /// `base` with the style's noise, fixed by the seed and the position.
+    fn noisy(&self, game: &R, base: i32) -> i32 {
+        let base = base.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+        let noise = self.style.noise.saturating_mul(R::noise_scale());
+        if noise <= 0 {
             return base;
         }
         let mut rng = XorShift::new(game.hash() ^ self.style.seed);
-        let span = 2 * self.style.noise as u64 + 1;
-        base + (rng.next_u64() % span) as i32 - self.style.noise
+        let span = 2 * noise as u64 + 1;
+        base + (rng.next_u64() % span) as i32 - noise
     }
 
     fn negamax(&mut self, game: &R, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -250,14 +268,21 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             entry.and_then(|e| e.best).map(usize::from)
         };
         let order = self.order(game, &actions, hint, ply);
+        // A forced reply costs nothing to look past: Suicide's compulsory captures chain.
+        let next = if actions.len() == 1 && ply < 2 * self.iteration {
+            depth
+        } else {
+            depth - 1
+        };
         let original_alpha = alpha;
         let (mut best_score, mut best_index) = (-INFINITY, None);
         for (searched, (index, tactical)) in order.into_iter().enumerate() {
             let action = &actions[index];
             let score = if searched == 0 {
-                self.child_score(game, action, depth - 1, alpha, beta, ply)
+                self.child_score(game, action, next, alpha, beta, ply)
             } else {
-                self.scout(game, action, depth - 1, alpha, beta, ply)
+                let reduction = self.reduction(action, searched, tactical, depth, ply);
+                self.scout(game, action, next, reduction, alpha, beta, ply)
             };
             if self.stopped {
                 return 0;
@@ -297,13 +322,17 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         best_score
     }
 
-    /// A later action's score, first with a null window (does it beat alpha?) and again
-    /// with the full window only when it does: most actions after the first do not.
+    /// A later action's score, first with a null window (does it beat alpha?) and
+    /// `reduction` plies shallower, then again at full depth when a reduced probe beats
+    /// alpha, and with the full window only when the full-depth probe does: most actions
+    /// after the first do not.
+    #[allow(clippy::too_many_arguments)]
     fn scout(
         &mut self,
         game: &R,
         action: &R::Action,
         depth: i32,
+        reduction: i32,
         alpha: i32,
         beta: i32,
         ply: usize,
@@ -312,7 +341,10 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             // Chance nodes search every sample with a full window anyway.
             return self.child_score(game, action, depth, alpha, beta, ply);
         }
-        let probe = self.child_score(game, action, depth, alpha, alpha + 1, ply);
+        let mut probe = self.child_score(game, action, depth - reduction, alpha, alpha + 1, ply);
+        if reduction > 0 && probe > alpha && !self.stopped {
+            probe = self.child_score(game, action, depth, alpha, alpha + 1, ply);
+        }
         if probe > alpha && probe < beta && !self.stopped {
             self.child_score(game, action, depth, alpha, beta, ply)
         } else {
@@ -336,8 +368,10 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             return -self.negamax(&child, depth, -beta, -alpha, ply + 1);
         }
         // A chance node: the average over sampled dice, each sample searched with a full
-        // window, since a bound on the average says nothing about one sample.
-        let samples = self.style.samples.max(1);
+        // window, since a bound on the average says nothing about one sample. Fewer samples
+        // deeper down, where each one costs a whole subtree and matters less to the root.
+        let fewer = u32::try_from(ply / 2).unwrap_or(u32::MAX);
+        let samples = self.style.samples.saturating_sub(fewer).max(1);
         let mut total = 0i64;
         for sample in 0..samples {
             let mut child = game.clone();
@@ -371,12 +405,12 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         if let Some(outcome) = game.outcome() {
             return terminal(outcome, game.turn(), ply);
         }
-        let stand = self.evaluate(game);
         if depth >= QUIESCENCE_PLIES || ply >= MAX_PLY {
-            return stand;
+            return self.evaluate(game);
         }
         let actions = game.legal_actions();
         let tactical = game.tactical(&actions);
+        let stand = self.evaluate_with(game, &actions, &tactical);
         let may_stand = game.may_stand_pat(&tactical);
         let mut best = -INFINITY;
         if may_stand {
@@ -423,6 +457,33 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             line.push(action.clone());
             line.extend(child.iter().cloned());
         }
+    }
+
+    /// Plies a later action is first searched shallower by: none for the first few, for
+    /// captures and for killers, one for the other quiet actions, two for the latest ones in
+    /// deep searches.
+    fn reduction(
+        &self,
+        action: &R::Action,
+        searched: usize,
+        tactical: i32,
+        depth: i32,
+        ply: usize,
+    ) -> i32 {
+        let late = tactical == 0 && searched >= LATE_MOVES && depth >= 3;
+        if !late || self.is_killer(ply, action) {
+            0
+        } else if searched >= 2 * LATE_MOVES && depth >= 5 {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn is_killer(&self, ply: usize, action: &R::Action) -> bool {
+        self.killers
+            .get(ply)
+            .is_some_and(|k| k.iter().any(|killer| killer.as_ref() == Some(action)))
     }
 
     /// A quiet action that refuted a line: a killer at its ply and credit in the history.

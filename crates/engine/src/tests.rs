@@ -199,13 +199,31 @@ fn drehs_search_never_depends_on_the_games_dice_seed() {
 }
 
 #[test]
-fn levels_grow_in_depth_and_lose_their_noise() {
+fn levels_grow_in_depth_nodes_and_time_and_lose_their_noise() {
     for n in 1..8 {
         let (low, high) = (Level::new(n), Level::new(n + 1));
-        assert!(low.limits().depth < high.limits().depth, "level {n}");
+        assert!(low.limits().depth <= high.limits().depth, "level {n}");
         assert!(low.limits().time < high.limits().time, "level {n}");
         assert!(low.style(0).noise >= high.style(0).noise, "level {n}");
+        assert!(
+            low.fixed_limits().nodes < high.fixed_limits().nodes,
+            "level {n}"
+        );
+        // Real play caps nodes below level 8 and the clock only guards them.
+        assert_eq!(low.limits().nodes, low.fixed_limits().nodes, "level {n}");
+        assert!(low.limits().time.is_some() && low.fixed_limits().time.is_none());
     }
+    // People wait little: the beginner levels are quick, the strongest thinks 3 s at most.
+    for n in 1..=3 {
+        assert!(Level::new(n).limits().time <= Some(Duration::from_millis(300)));
+    }
+    let top = Level::MAX.limits();
+    assert_eq!(top.nodes, None);
+    assert!(top.time <= Some(Duration::from_secs(3)));
+    assert_eq!(
+        Level::MAX.fixed_limits().nodes,
+        Some(level::TOP_FIXED_NODES)
+    );
     assert_eq!(Level::new(200), Level::MAX);
     assert_eq!(Score::from_internal(score::MATE - 1), Score::Mate(1));
     assert_eq!(Score::from_internal(score::MATE - 3), Score::Mate(2));
@@ -218,13 +236,15 @@ fn a_searching_level_beats_random_play_in_every_variant() {
     for variant in Variant::ALL {
         // Davey Drehs' teleports and sampled dice need more nodes for one full ply.
         let (nodes, games) = if variant == Variant::Drehs {
-            (3_000, 4)
+            (3_000, 6)
         } else {
             (300, 2)
         };
         let rules = ladder::MatchRules {
             limits: Some(Limits::nodes(nodes)),
             max_plies: 120,
+            threads: 2,
+            opening_plies: 0,
         };
         let tally = match ladder::play_match(variant, Level::new(4), Level::MIN, games, rules) {
             Ok(tally) => tally,
@@ -275,4 +295,33 @@ fn a_transposition_reaches_the_same_hash() {
         panic!("not Chad");
     };
     assert_eq!(one.hash(), two.hash());
+}
+
+#[test]
+fn a_match_is_the_same_on_one_thread_or_several() {
+    let rules = |threads, opening_plies| ladder::MatchRules {
+        limits: Some(Limits::nodes(300)),
+        max_plies: 60,
+        threads,
+        opening_plies,
+    };
+    for plies in [0, 2] {
+        let one = ladder::play_match(
+            Variant::Chazz,
+            Level::new(2),
+            Level::new(1),
+            6,
+            rules(1, plies),
+        );
+        let three = ladder::play_match(
+            Variant::Chazz,
+            Level::new(2),
+            Level::new(1),
+            6,
+            rules(3, plies),
+        );
+        assert_eq!(one, three);
+        let tally = one.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(tally.games(), 6);
+    }
 }

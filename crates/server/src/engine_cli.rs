@@ -26,10 +26,21 @@ pub enum EngineCommand {
         /// Games per pair of levels.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         games: u32,
-        /// The highest level to play (the ladder runs 1 against 0 up to this against the one
-        /// below).
+        /// The lowest level to play against the one below.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
+        min_level: u8,
+        /// The highest level to play (the ladder runs `min-level` against the one below up to
+        /// this against the one below).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
         max_level: u8,
+        /// Games played at once, each on its own thread. The levels play on node caps, not
+        /// clocks (level 8 on a fixed budget), so the scores do not depend on it.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        threads: u32,
+        /// Random plies that open each pair of games (one with each colour): levels without
+        /// noise (7 and 8) otherwise replay the same two games.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=8))]
+        opening_plies: u32,
     },
     /// Plays our strongest engine against another UCI engine and prints the score with an Elo
     /// difference and its 95% error.
@@ -105,8 +116,21 @@ pub fn run(command: &EngineCommand, out: &mut dyn Write, err: &mut dyn Write) ->
     };
     let result = match command {
         EngineCommand::Ladder {
-            games, max_level, ..
-        } => ladder(variant, *games, *max_level, out),
+            games,
+            min_level,
+            max_level,
+            threads,
+            opening_plies,
+            ..
+        } => {
+            let rules = MatchRules {
+                limits: None,
+                max_plies: LADDER_MAX_PLIES,
+                threads: *threads,
+                opening_plies: *opening_plies,
+            };
+            ladder(variant, *games, *min_level..=*max_level, rules, out)
+        }
         EngineCommand::Match {
             engine,
             games,
@@ -152,14 +176,23 @@ fn versus(settings: &MatchSettings, out: &mut dyn Write) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-/// Each level from 1 to `max_level` against the one below, at the levels' own limits; a line
+/// Each level of `levels` against the one below, at the levels' clock-free limits; a line
 /// per pair from the higher level's side.
-fn ladder(variant: Variant, games: u32, max_level: u8, out: &mut dyn Write) -> Result<(), String> {
-    let rules = MatchRules {
-        limits: None,
-        max_plies: LADDER_MAX_PLIES,
-    };
-    for level in 1..=max_level {
+fn ladder(
+    variant: Variant,
+    games: u32,
+    levels: std::ops::RangeInclusive<u8>,
+    rules: MatchRules,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    if levels.is_empty() {
+        return Err(format!(
+            "--min-level {} is above --max-level {}",
+            levels.start(),
+            levels.end()
+        ));
+    }
+    for level in levels {
         let (upper, lower) = (Level::new(level), Level::new(level - 1));
         let tally = play_levels(variant, upper, lower, games, rules).map_err(|e| e.to_string())?;
         let percent = f64::from(tally.half_points()) * 50.0 / f64::from(tally.games().max(1));
@@ -232,7 +265,10 @@ mod tests {
         let command = EngineCommand::Ladder {
             variant: "chazz".into(),
             games: 2,
+            min_level: 1,
             max_level: 1,
+            threads: 2,
+            opening_plies: 2,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(run(&command, &mut out, &mut err), 0);
@@ -243,8 +279,83 @@ mod tests {
         let bad = EngineCommand::Ladder {
             variant: "nonsense".into(),
             games: 2,
+            min_level: 1,
             max_level: 1,
+            threads: 1,
+            opening_plies: 0,
         };
         assert_eq!(run(&bad, &mut Vec::new(), &mut err), 2);
+        let upside_down = EngineCommand::Ladder {
+            variant: "chazz".into(),
+            games: 2,
+            min_level: 3,
+            max_level: 2,
+            threads: 1,
+            opening_plies: 0,
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(run(&upside_down, &mut out, &mut err), 1);
+        assert!(out.is_empty());
+        assert!(String::from_utf8_lossy(&err).contains("--min-level"));
+    }
+
+    #[test]
+    fn ladder_options_parse_within_their_bounds() {
+        use crate::command::{Cli, Command};
+        use clap::Parser;
+        let parse = |words: &[&str]| {
+            let args = ["oddboard", "engine", "ladder", "--variant", "drehs"];
+            Cli::try_parse_from(args.iter().chain(words).copied()).map(|cli| cli.command)
+        };
+        let parsed = parse(&[
+            "--games",
+            "20",
+            "--threads",
+            "2",
+            "--min-level",
+            "5",
+            "--opening-plies",
+            "2",
+        ]);
+        let Ok(Some(Command::Engine {
+            command:
+                EngineCommand::Ladder {
+                    games,
+                    min_level,
+                    max_level,
+                    threads,
+                    opening_plies,
+                    ..
+                },
+        })) = parsed
+        else {
+            panic!("{parsed:?}");
+        };
+        assert_eq!((games, min_level, max_level, threads), (20, 5, 8, 2));
+        assert_eq!(opening_plies, 2);
+        let defaults = parse(&[]);
+        assert!(
+            matches!(
+                defaults,
+                Ok(Some(Command::Engine {
+                    command: EngineCommand::Ladder {
+                        games: 10,
+                        min_level: 1,
+                        max_level: 8,
+                        threads: 1,
+                        opening_plies: 0,
+                        ..
+                    }
+                }))
+            ),
+            "{defaults:?}"
+        );
+        for bad in [
+            ["--threads", "0"],
+            ["--threads", "65"],
+            ["--min-level", "0"],
+        ] {
+            assert!(parse(&bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -128,6 +128,12 @@ impl Evaluate for Drehs {
             .collect()
     }
 
+    fn noise_scale() -> i32 {
+        // An attack's dice swing hundreds of centipawns either way: the levels' noise is
+        // tripled so that their gaps are not lost in the dice.
+        3
+    }
+
     fn is_chance(&self, action: &Action) -> bool {
         matches!(
             action,

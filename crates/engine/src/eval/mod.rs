@@ -18,6 +18,14 @@ pub trait Evaluate: Rules {
     /// The position's worth for the side to act, in centipawns of this variant.
     fn evaluate(&self) -> i32;
 
+    /// [`Evaluate::evaluate`] given the legal actions and their tactical weights, which the
+    /// search has at hand anyway: variants that read them override this to skip generating
+    /// them again.
+    fn evaluate_with(&self, actions: &[Self::Action], tactical: &[i32]) -> i32 {
+        let _ = (actions, tactical);
+        self.evaluate()
+    }
+
     /// For each action, 0 when it is quiet, or a positive ordering weight when it is
     /// tactical (a capture: the more it is likely to win, the higher). One call per node, so
     /// a variant reads its board once.
@@ -28,6 +36,13 @@ pub trait Evaluate: Rules {
     fn may_stand_pat(&self, tactical: &[i32]) -> bool {
         let _ = tactical;
         true
+    }
+
+    /// How many times a level's deliberate noise (in centipawns) this variant's evaluation
+    /// swings: where dice move scores by far more than a pawn, a few centipawns of noise
+    /// would not set the levels apart.
+    fn noise_scale() -> i32 {
+        1
     }
 
     /// Whether the action's result depends on dice (Davey Drehs' attacks).

@@ -34,14 +34,18 @@ fn square(index: u8) -> Coord {
 
 impl Evaluate for Suicide {
     fn evaluate(&self) -> i32 {
+        let actions = self.legal_actions();
+        let tactical = self.tactical(&actions);
+        self.evaluate_with(&actions, &tactical)
+    }
+
+    fn evaluate_with(&self, actions: &[SuicideMove], tactical: &[i32]) -> i32 {
         let side = self.turn();
         let grid = Grid::of_position(&self.position(), 8, 8);
         let men: i32 = grid
             .pieces()
             .map(|(_, piece)| signed(burden(piece.role), piece.color, side))
             .sum();
-        let actions = self.legal_actions();
-        let tactical = self.tactical(&actions);
         let forced =
             if !tactical.is_empty() && tactical.iter().all(|&t| t > 0) && actions.len() <= 2 {
                 FORCED
