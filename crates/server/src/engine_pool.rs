@@ -4,11 +4,12 @@
 //!
 //! - **Bounded.** At most `threads` searches run at once and at most `capacity` wait; beyond
 //!   that a job is refused at once ([`PoolError::Busy`]) rather than queued without end.
-//! - **Polite.** The threads run at the lowest priority (nice 19): the kernel gives them a
-//!   core almost only when nothing else (a runtime thread answering a move, PostgreSQL)
-//!   wants it, and a waking runtime thread preempts them at once, so a search costs the
-//!   human games almost nothing. The searches stop on wall-clock time, so starved of CPU
-//!   they simply search less deep: under pressure the computer thinks less.
+//! - **Polite.** The threads run under Linux's `SCHED_IDLE` policy: the kernel gives them a
+//!   core only when nothing else (a runtime thread answering a move, PostgreSQL) wants it,
+//!   and a waking thread preempts them at once, so a search costs the human games almost
+//!   nothing. The searches stop on wall-clock time, so starved of CPU they simply search less
+//!   deep: under pressure the computer thinks less. (Linux's autogroups defeat this across
+//!   processes: see [`cpu_split_by_session`].)
 //! - **Two queues.** A computer's move, whose clock is running, is taken before any waiting
 //!   analysis.
 //!
@@ -196,11 +197,14 @@ fn work(shared: &std::sync::Weak<Shared>) {
     }
 }
 
-/// Gives the calling thread the lowest priority of normal scheduling (nice 19, Linux's
-/// weight 15 against a normal thread's 1024), so it runs almost only on otherwise idle cores.
-/// Not `SCHED_IDLE` (weight 3): on a machine kept busy by something else, that starved a
-/// beginner level's 50 ms search for over ten seconds while its clock ran. Elsewhere, or if
-/// refused, the thread stays at normal priority, which is only less polite.
+/// Puts the calling thread under Linux's `SCHED_IDLE` policy: a waking normal thread (a
+/// runtime thread with a move to answer, PostgreSQL) preempts it at once, and it gets a core
+/// only when nothing else wants one. Measured with both engine threads searching, a paced
+/// load's p99 stayed within the noise of its figure without them (`docs/performance.md`);
+/// at nice 19 instead it was 2.5 times as high, the woken threads waiting for the searches'
+/// time slices. On a machine saturated by other work the searches get almost no CPU and stop
+/// at their wall-clock time having searched little. Elsewhere, or if refused, the thread
+/// stays at normal priority, which is only less polite.
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     {
@@ -208,7 +212,7 @@ fn lower_priority() {
             set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
             ThreadSchedulePolicy,
         };
-        let policy = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
+        let policy = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
         if let Err(e) = set_thread_priority_and_policy(
             thread_native_id(),
             thread_priority::ThreadPriority::Min,
