@@ -53,7 +53,12 @@ async fn play_against_computer(person: &mut Watcher, until_ply: u64) {
                 .read_until(|w| w.ply > ply || w.outcome.is_some())
                 .await;
         }
-        assert!(person.errors.is_empty(), "{:?}", person.errors);
+        // A forced action (a Do-Or-Die Chazz pass) is played by the server as well as sent by
+        // this simple player: the server answers the second `duplicate_action`.
+        let unexpected: Vec<&serde_json::Value> = (person.errors.iter())
+            .filter(|e| e["code"] != "duplicate_action")
+            .collect();
+        assert!(unexpected.is_empty(), "{unexpected:?}");
     }
 }
 

@@ -38,6 +38,9 @@ pub fn fast_settings() -> GameSettings {
         linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),
         max_claim_delay: Duration::from_millis(300),
+        // The tests' searches share the machine with the browser and PostgreSQL, which
+        // Linux's autogroups do not let their low priority hold against: one thread each.
+        engine_threads: 1,
         ..GameSettings::default()
     }
 }
