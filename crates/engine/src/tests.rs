@@ -205,6 +205,7 @@ fn levels_grow_in_depth_nodes_and_time_and_lose_their_noise() {
         assert!(low.limits().depth <= high.limits().depth, "level {n}");
         assert!(low.limits().time < high.limits().time, "level {n}");
         assert!(low.style(0).noise >= high.style(0).noise, "level {n}");
+        assert!(low.style(0).samples <= high.style(0).samples, "level {n}");
         assert!(
             low.fixed_limits().nodes < high.fixed_limits().nodes,
             "level {n}"
