@@ -116,7 +116,6 @@ impl Level {
             } else {
                 Style::default().samples
             },
-            ..Style::default()
         }
     }
 }
