@@ -8,6 +8,7 @@
 use super::GameActor;
 use crate::engine_pool::PoolError;
 use crate::game::{computer, GameError, PlayerRequest};
+use crate::store::GameStatus;
 use oddboard_engine::Cancel;
 use rand::Rng;
 use std::time::Duration;
@@ -48,18 +49,22 @@ pub(super) async fn thought(
 
 impl GameActor {
     /// The computer's account in this game, if it plays in it. The state learns it the
-    /// first time: from then on that seat is never away.
+    /// first time: from then on that seat is never away. Seats are settled once the game has
+    /// started, so a game between people is looked at once, not on every action.
     fn computer_in_game(&mut self) -> Option<Uuid> {
-        let computers = self.ctx.computers();
-        let id = self
-            .state
-            .players()
-            .into_iter()
-            .find(|id| computers.is_computer(*id))?;
-        if self.state.resident() != Some(id) {
-            self.state.set_resident(id);
+        if let Some(id) = self.state.resident() {
+            return Some(id);
         }
-        Some(id)
+        if self.no_computer || self.state.status() == GameStatus::Waiting {
+            return None;
+        }
+        let computers = self.ctx.computers();
+        let found = (self.state.players().into_iter()).find(|id| computers.is_computer(*id));
+        match found {
+            Some(id) => self.state.set_resident(id),
+            None => self.no_computer = true,
+        }
+        found
     }
 
     /// Starts or drops the computer's search as the game now stands, and answers offers

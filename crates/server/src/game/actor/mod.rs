@@ -54,6 +54,8 @@ struct GameActor {
     unsettled_end: bool,
     /// The computer's search for its next action, when it plays here and it is its turn.
     thinking: Option<computer::Thinking>,
+    /// The game has started and the computer holds no seat in it.
+    no_computer: bool,
 }
 
 impl GameActor {
@@ -68,6 +70,7 @@ impl GameActor {
             unsettled_ply: None,
             unsettled_end: false,
             thinking: None,
+            no_computer: false,
         }
     }
 
