@@ -31,3 +31,4 @@ mod web_sockets;
 mod webdriver;
 mod ws_game;
 mod ws_game_ends;
+mod ws_takeback;

@@ -227,12 +227,9 @@ impl GameState {
             Adoption::Action(played) => self.adopt_action(*played, now),
             Adoption::End { outcome, at, .. } => self.conclude(outcome, at),
             Adoption::Takeback(taken) => self.adopt_takeback(*taken, now),
-            Adoption::MoreTime {
-                by,
-                to,
-                ms,
-                clock,
-            } => self.adopt_more_time(by, to, ms, clock, now),
+            Adoption::MoreTime { by, to, ms, clock } => {
+                self.adopt_more_time(by, to, ms, clock, now)
+            }
         }
     }
 

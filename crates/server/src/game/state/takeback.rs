@@ -173,7 +173,10 @@ impl GameState {
 
     /// `by` gives the opponent [`MORE_TIME_MS`] at `now` (the game is active).
     pub(super) fn give_more_time(&self, by: Color, now: u64) -> Result<Decision, GameError> {
-        let mut clock = self.clock.clone().ok_or(GameError::NotAllowed("no_clock"))?;
+        let mut clock = self
+            .clock
+            .clone()
+            .ok_or(GameError::NotAllowed("no_clock"))?;
         let to = by.other();
         clock.add(to, MORE_TIME_MS);
         let readings = clock.view(now);

@@ -48,9 +48,16 @@ fn a_takeback_of_one_ply_goes_back_to_the_proposers_turn_and_runs_their_clock() 
     assert_eq!(stored.taken_back.len(), 1);
     assert_eq!(stored.taken_back[0].machine, "d1h5");
     // Black's clock ran from 3 s to 5 s; White's time stays as its move left it.
-    assert_eq!((stored.white_ms, stored.black_ms), (Some(58_000), Some(58_000)));
     assert_eq!(
-        (event["kind"].as_str(), event["by"].as_str(), event["plies"].as_u64()),
+        (stored.white_ms, stored.black_ms),
+        (Some(58_000), Some(58_000))
+    );
+    assert_eq!(
+        (
+            event["kind"].as_str(),
+            event["by"].as_str(),
+            event["plies"].as_u64()
+        ),
         (Some("takeback"), Some("white"), Some(1))
     );
     assert_eq!(event["rules"]["turn"], "white");
@@ -58,7 +65,10 @@ fn a_takeback_of_one_ply_goes_back_to_the_proposers_turn_and_runs_their_clock() 
     assert_eq!(event["clock"]["running"], "white");
     assert_eq!(table.state.ply(), 2);
     assert_eq!(table.state.takeback_offer(), None);
-    assert_eq!(table.state.game.position(), replayed(&table, None).position());
+    assert_eq!(
+        table.state.game.position(),
+        replayed(&table, None).position()
+    );
     // The proposer plays on from there, another move than the one taken back.
     table.play(Color::White, "g1f3", 6_000);
     assert_eq!(table.state.ply(), 3);
@@ -83,7 +93,11 @@ fn a_takeback_after_the_reply_takes_back_two_plies() {
     let GameChange::Takeback(stored) = change else {
         panic!("not a takeback: {change:?}");
     };
-    let machines: Vec<&str> = stored.taken_back.iter().map(|a| a.machine.as_str()).collect();
+    let machines: Vec<&str> = stored
+        .taken_back
+        .iter()
+        .map(|a| a.machine.as_str())
+        .collect();
     assert_eq!((stored.ply, machines), (2, vec!["f1b5", "c7c6"]));
     assert_eq!(event["plies"], 2);
     assert_eq!(table.state.ply(), 2);
@@ -180,18 +194,28 @@ fn more_time_adds_fifteen_seconds_to_the_opponent_and_needs_a_clock() {
     let GameChange::MoreTime(gift) = &proposal.change else {
         panic!("not more time: {:?}", proposal.change);
     };
-    assert_eq!((gift.by, gift.to, gift.ms, gift.ply), (Color::White, Color::Black, 15_000, 2));
+    assert_eq!(
+        (gift.by, gift.to, gift.ms, gift.ply),
+        (Color::White, Color::Black, 15_000, 2)
+    );
     assert_eq!((gift.white_ms, gift.black_ms), (Some(58_000), Some(75_000)));
     let effects = table.state.adopt(proposal.adoption, 3_000);
     let event = first_event(&effects);
     assert_eq!(
-        (event["kind"].as_str(), event["to"].as_str(), event["ms"].as_u64()),
+        (
+            event["kind"].as_str(),
+            event["to"].as_str(),
+            event["ms"].as_u64()
+        ),
         (Some("more_time"), Some("black"), Some(15_000))
     );
     assert_eq!(event["clock"]["black_ms"], 75_000);
     assert_eq!(event["clock"]["running"], "white");
     assert_eq!(
-        table.state.clock().map(|c| c.remaining(Color::Black, 3_000)),
+        table
+            .state
+            .clock()
+            .map(|c| c.remaining(Color::Black, 3_000)),
         Some(75_000)
     );
 
@@ -215,12 +239,19 @@ fn a_forced_pass_is_taken_back_with_the_action_before_it() {
     let GameChange::Takeback(stored) = change else {
         panic!("not a takeback: {change:?}");
     };
-    let machines: Vec<&str> = stored.taken_back.iter().map(|a| a.machine.as_str()).collect();
+    let machines: Vec<&str> = stored
+        .taken_back
+        .iter()
+        .map(|a| a.machine.as_str())
+        .collect();
     assert_eq!(machines, ["a5a4", "pass"]);
     assert_eq!((event["plies"].as_u64(), table.state.ply()), (Some(2), 1));
     assert_eq!(table.state.game.turn(), Color::Black);
     let start = Some("p7/8/6k1/7p/P6K w - - 0 1");
-    assert_eq!(table.state.game.position(), replayed(&table, start).position());
+    assert_eq!(
+        table.state.game.position(),
+        replayed(&table, start).position()
+    );
     // White, whose only action was forced, has nothing of its own to take back.
     let mut forced_only = chazz_where_white_must_pass(None);
     let pass = (forced_only.state.propose_forced(0).and_then(Result::ok))
@@ -233,7 +264,10 @@ fn a_forced_pass_is_taken_back_with_the_action_before_it() {
     let GameChange::Takeback(stored) = change else {
         panic!("not a takeback: {change:?}");
     };
-    assert_eq!(stored.taken_back[0].machine, "a1a0", "back before White's own action");
+    assert_eq!(
+        stored.taken_back[0].machine, "a1a0",
+        "back before White's own action"
+    );
 }
 
 /// A Davey Drehs game from `position` between Alice (White) and Bob, with a dice seed.
@@ -261,17 +295,26 @@ fn in_drehs_an_action_that_rolled_dice_is_not_taken_back_and_the_dice_run_on() {
     told(table.ask(Color::White, PlayerRequest::OfferTakeback, 1));
     accept(&mut table, Color::Black, 1);
     assert_eq!(table.state.ply(), 0);
-    assert_eq!(table.state.game.position(), replayed(&table, Some(position)).position());
+    assert_eq!(
+        table.state.game.position(),
+        replayed(&table, Some(position)).position()
+    );
     // The queen's attack on e7 rolls dice: final.
     table.play(Color::White, "e2xe7", 2);
     let rolled = table.state.game.snapshot().last_action;
-    assert!(rolled.is_some_and(|a| !a.rolls.is_empty()), "the attack rolls");
+    assert!(
+        rolled.is_some_and(|a| !a.rolls.is_empty()),
+        "the attack rolls"
+    );
     assert_eq!(
         refused(table.ask(Color::White, PlayerRequest::OfferTakeback, 3)),
         "takeback_after_roll"
     );
     // Its dice are where a replay of the record puts them.
-    assert_eq!(table.state.game.position(), replayed(&table, Some(position)).position());
+    assert_eq!(
+        table.state.game.position(),
+        replayed(&table, Some(position)).position()
+    );
 }
 
 #[test]
@@ -289,12 +332,21 @@ fn a_resumed_game_takes_its_clock_from_the_latest_of_its_last_action_and_adjustm
         created_at: chrono::Utc::now(),
     };
     let mut stored = record(clock(60_000, 0), &["e2e3", "b7b5"]);
-    assert_eq!(crate::game::state::takeback::stored_clock(&stored), Some((40_000, 30_000)));
+    assert_eq!(
+        crate::game::state::takeback::stored_clock(&stored),
+        Some((40_000, 30_000))
+    );
     stored.adjustments.push(adjustment(2, 39_000));
-    assert_eq!(crate::game::state::takeback::stored_clock(&stored), Some((39_000, 45_000)));
+    assert_eq!(
+        crate::game::state::takeback::stored_clock(&stored),
+        Some((39_000, 45_000))
+    );
     // An adjustment before the last action is older than it.
     stored.adjustments = vec![adjustment(1, 39_000)];
-    assert_eq!(crate::game::state::takeback::stored_clock(&stored), Some((40_000, 30_000)));
+    assert_eq!(
+        crate::game::state::takeback::stored_clock(&stored),
+        Some((40_000, 30_000))
+    );
     let restored = GameState::restore(
         &{
             stored.adjustments.push(adjustment(2, 20_000));
@@ -307,5 +359,8 @@ fn a_resumed_game_takes_its_clock_from_the_latest_of_its_last_action_and_adjustm
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let view = restored.clock().map(|c| c.view(0));
-    assert_eq!(view.map(|v| (v.white_ms, v.black_ms)), Some((20_000, 45_000)));
+    assert_eq!(
+        view.map(|v| (v.white_ms, v.black_ms)),
+        Some((20_000, 45_000))
+    );
 }
