@@ -20,6 +20,7 @@ mod ops;
 mod outage;
 mod server;
 mod store;
+mod store_adjustments;
 mod store_changes;
 mod store_commit;
 mod store_games;
