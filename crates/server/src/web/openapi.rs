@@ -486,6 +486,43 @@ mod tests {
     }
 
     #[test]
+    fn game_records_and_replays_list_their_takebacks_and_gifts_of_more_time() {
+        let json = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        let schema = |name: &str| {
+            json.pointer(&format!("/components/schemas/{name}"))
+                .cloned()
+        };
+        let adjustment = schema("AdjustmentRecord").unwrap_or_default();
+        let mut fields: Vec<&str> = (adjustment["properties"].as_object())
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            [
+                "black_ms",
+                "by",
+                "created_at",
+                "kind",
+                "ms",
+                "ply",
+                "taken_back",
+                "to",
+                "white_ms"
+            ]
+        );
+        for record in ["GameRecord", "Replay"] {
+            let listed = schema(record)
+                .and_then(|s| s.pointer("/properties/adjustments/items/$ref").cloned());
+            assert_eq!(
+                listed.as_ref().and_then(|r| r.as_str()),
+                Some("#/components/schemas/AdjustmentRecord"),
+                "{record}"
+            );
+        }
+    }
+
+    #[test]
     fn rules_types_are_described_from_the_engines_lists() {
         let json = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
         let variants = json

@@ -4,6 +4,9 @@
 //! and the games a starting server resumes; through the group-commit writer as well, beside
 //! other games' changes.
 
+// In tests a panic with a message is the failure report.
+#![allow(clippy::expect_used)]
+
 use crate::store::{action, plies, registered, started_game};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::{

@@ -60,6 +60,9 @@ impl GameState {
                 if self.takeback_offer != Some(color.other()) {
                     return Err(GameError::NotAllowed("no_takeback_offer"));
                 }
+                if let Some(flag) = self.flag_down(now) {
+                    return Ok(Decision::Commit(flag));
+                }
                 self.propose_takeback(color.other(), now)
                     .map(Decision::Commit)
             }
@@ -177,6 +180,9 @@ impl GameState {
             .clock
             .clone()
             .ok_or(GameError::NotAllowed("no_clock"))?;
+        if let Some(flag) = self.flag_down(now) {
+            return Ok(Decision::Commit(flag));
+        }
         let to = by.other();
         clock.add(to, MORE_TIME_MS);
         let readings = clock.view(now);
@@ -218,6 +224,19 @@ impl GameState {
         };
         self.announce(&mut effects, &event);
         effects
+    }
+}
+
+impl GameState {
+    /// The loss on time of the side whose flag is down at `now` (its deadline has passed but
+    /// the actor has not yet woken for it): neither a takeback nor more time may rescue a
+    /// side whose time has run out.
+    fn flag_down(&self, now: u64) -> Option<Proposal> {
+        let (side, at) = self.clock.as_ref()?.flag_deadline()?;
+        if now < at {
+            return None;
+        }
+        self.propose_flag(side, now, false)
     }
 }
 

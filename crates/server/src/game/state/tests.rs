@@ -672,4 +672,6 @@ fn a_restored_game_resumes_its_clock_its_limits_and_a_later_log() {
     );
 }
 
+// A child module, for the helpers above, kept in a file of its own beside this one.
+#[path = "tests_takeback.rs"]
 mod takeback;

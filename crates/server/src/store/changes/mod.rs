@@ -257,8 +257,8 @@ async fn apply_one(
             record_end(&mut **tx, end).await?;
             rate_in_savepoint(tx, end).await
         }
-        GameChange::Takeback(takeback) => record_takeback(&mut **tx, takeback).await,
-        GameChange::MoreTime(gift) => record_more_time(&mut **tx, gift).await,
+        GameChange::Takeback(takeback) => record_takeback(tx, takeback).await,
+        GameChange::MoreTime(gift) => record_more_time(tx, gift).await,
     }
 }
 

@@ -364,3 +364,18 @@ fn a_resumed_game_takes_its_clock_from_the_latest_of_its_last_action_and_adjustm
         Some((20_000, 45_000))
     );
 }
+
+#[test]
+fn neither_a_takeback_nor_more_time_rescues_a_side_whose_time_ran_out() {
+    let mut table = Table::new(Variant::Suicide, clock(60_000, 0), false);
+    table.play(Color::White, "e2e3", 0);
+    table.play(Color::Black, "h7h6", 0);
+    table.play(Color::White, "d1h5", 1_000);
+    told(table.ask(Color::White, PlayerRequest::OfferTakeback, 1_000));
+    // Black's time ran out at 61 s; the deadline has not been handled yet.
+    for request in [PlayerRequest::AcceptTakeback, PlayerRequest::GiveMoreTime] {
+        let proposal = committed(table.ask(Color::Black, request, 62_000));
+        let end = end_of(&proposal);
+        assert_eq!(end.outcome, Outcome::win(Color::White, EndReason::Timeout));
+    }
+}
