@@ -1,13 +1,14 @@
 //! A game's chat and live spectator count over real sockets: each room reaches its own
 //! readers only (a spectator's line never reaches a player), refused lines reach nobody,
 //! lines come back in the snapshot after a reconnect and after a restart, the stored chat is
-//! read through the API by who may read it, the multiplexed socket filters as the game
+//! read through the API by who may read it, a line the store cannot take is sent to nobody, the multiplexed socket filters as the game
 //! socket does, and the spectator count follows spectators coming and going.
 //!
 //! "Reaches nobody" is checked without waiting for a silence: each socket's messages come
 //! in the order the game sent them, so after a refused or foreign line, the first chat line
 //! a socket gets must be a later one sent on purpose.
 
+use crate::outage::{wait_for_health, PrivatePostgres};
 use crate::server::{fast_settings, Player, TestServer, Watcher};
 use crate::ws_game::start_game;
 use oddboard_client::{Client, GameSocket};
@@ -374,5 +375,62 @@ async fn the_spectator_count_follows_spectators_coming_and_going() {
         heard = next_count(&mut nobody).await;
     }
     assert_eq!(heard, 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_the_database_refuses_is_sent_to_nobody() {
+    let mut room = Room::open(Value::Null).await;
+    room.server
+        .execute("alter table game_chat add constraint test_refuses check (false) not valid;")
+        .await;
+    say(&mut room.alice_view, "lost").await;
+    room.alice_view.expect_error("storage_failed").await;
+    say(&mut room.eve_view, "lost too").await;
+    room.eve_view.expect_error("storage_failed").await;
+    room.server
+        .execute("alter table game_chat drop constraint test_refuses;")
+        .await;
+    say(&mut room.alice_view, "kept").await;
+    assert_eq!(next_chat_text(&mut room.bob_view).await, "kept");
+    assert_eq!(next_chat_text(&mut room.alice_view).await, "kept");
+    say(&mut room.eve_view, "kept too").await;
+    assert_eq!(next_chat_text(&mut room.eve_view).await, "kept too");
+    assert_eq!(
+        snapshot_chat(&room.bob.client, &room.game_id).await,
+        ["kept"]
+    );
+    room.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_postgresql_is_away_a_line_is_refused_at_once_and_sent_to_nobody() {
+    let postgres = PrivatePostgres::start();
+    let server = TestServer::start_configured(fast_settings(), |config| {
+        config.database_url = postgres.url("oddboard_chat_outage");
+    })
+    .await;
+    let mut alice = server.guest().await;
+    let mut bob = server.guest().await;
+    let eve = server.guest().await;
+    let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
+    let mut alice_view = alice.watch(&game_id).await;
+    let mut bob_view = bob.watch(&game_id).await;
+    let mut eve_view = eve.watch(&game_id).await;
+
+    postgres.stop();
+    wait_for_health(&server.addr, 503).await;
+    say(&mut alice_view, "into the void").await;
+    alice_view.expect_error("store_unavailable").await;
+    say(&mut eve_view, "anyone?").await;
+    eve_view.expect_error("store_unavailable").await;
+
+    postgres.start_again();
+    wait_for_health(&server.addr, 200).await;
+    say(&mut alice_view, "back").await;
+    assert_eq!(next_chat_text(&mut bob_view).await, "back");
+    say(&mut eve_view, "welcome back").await;
+    assert_eq!(next_chat_text(&mut eve_view).await, "welcome back");
+    assert_eq!(snapshot_chat(&bob.client, &game_id).await, ["back"]);
     server.stop().await;
 }
