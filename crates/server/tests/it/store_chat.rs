@@ -8,7 +8,7 @@
 use crate::store::{registered, started_game};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
 use oddboard::rules::Variant;
-use oddboard::store::{ChatRecord, ChatRoom, NewChatLine, Store, StoreError};
+use oddboard::store::{ChatRecord, ChatRoom, NewChatLine, Store, StoreError, User};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -28,6 +28,16 @@ fn line(
     }
 }
 
+/// Alice (White) and Bob (Black) in a started game, and Eve, who watches it.
+async fn a_game_and_a_spectator(pool: PgPool) -> (Store, [User; 3], Uuid) {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let eve = registered(&store, "Eve").await;
+    let game = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    (store, [alice, bob, eve], game)
+}
+
 fn texts(records: &[ChatRecord]) -> Vec<&str> {
     records.iter().map(|r| r.text.as_str()).collect()
 }
@@ -36,11 +46,7 @@ fn texts(records: &[ChatRecord]) -> Vec<&str> {
 async fn lines_are_stored_with_their_writers_name_under_the_games_cap(
     pool: PgPool,
 ) -> Result<(), StoreError> {
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let bob = registered(&store, "Bob").await;
-    let eve = registered(&store, "Eve").await;
-    let game = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let (store, [alice, bob, eve], game) = a_game_and_a_spectator(pool).await;
     let at = Utc::now().trunc_subsecs(3);
     let said = |user: Uuid, room, text: &'static str| line(game, user, room, text, at);
 
@@ -94,11 +100,7 @@ async fn lines_are_stored_with_their_writers_name_under_the_games_cap(
 async fn the_last_lines_of_each_room_come_back_oldest_first(
     pool: PgPool,
 ) -> Result<(), StoreError> {
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let bob = registered(&store, "Bob").await;
-    let eve = registered(&store, "Eve").await;
-    let game = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let (store, [alice, _, eve], game) = a_game_and_a_spectator(pool).await;
     let start = Utc::now().trunc_subsecs(3);
     for i in 0..6 {
         let at = start + Duration::milliseconds(i);
@@ -119,11 +121,7 @@ async fn the_last_lines_of_each_room_come_back_oldest_first(
 
 #[sqlx::test(migrations = "./migrations")]
 async fn only_the_players_read_the_players_room(pool: PgPool) -> Result<(), StoreError> {
-    let store = Store::from_pool(pool);
-    let alice = registered(&store, "Alice").await;
-    let bob = registered(&store, "Bob").await;
-    let eve = registered(&store, "Eve").await;
-    let game = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    let (store, [alice, bob, eve], game) = a_game_and_a_spectator(pool).await;
     let at = Utc::now().trunc_subsecs(3);
     store
         .insert_chat_line(line(game, bob.user_id, ChatRoom::Players, "secret", at), 10)

@@ -14,6 +14,24 @@ fn seat(name: &str) -> Seat {
     }
 }
 
+/// An untimed, unrated Suicide challenge `creator` opened at time 0.
+fn open_challenge(creator: &Seat, color_choice: ColorChoice) -> GameState {
+    let founding = Founding {
+        id: Uuid::new_v4(),
+        creator: creator.clone(),
+        color_choice,
+        seats: [None, None],
+        status: GameStatus::Waiting,
+        terms: GameTerms {
+            variant: Variant::Suicide,
+            time_control: None,
+            rated: false,
+        },
+        dice: None,
+    };
+    GameState::open(founding, Arc::new(GameSettings::default())).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A game Alice (White) opened and Bob (Black) joined at time 0.
 struct Table {
     state: GameState,
@@ -24,21 +42,7 @@ struct Table {
 impl Table {
     fn new() -> Table {
         let (alice, bob) = (seat("alice"), seat("bob"));
-        let founding = Founding {
-            id: Uuid::new_v4(),
-            creator: alice.clone(),
-            color_choice: ColorChoice::White,
-            seats: [None, None],
-            status: GameStatus::Waiting,
-            terms: GameTerms {
-                variant: Variant::Suicide,
-                time_control: None,
-                rated: false,
-            },
-            dice: None,
-        };
-        let mut state = GameState::open(founding, Arc::new(GameSettings::default()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut state = open_challenge(&alice, ColorChoice::White);
         let start = state
             .propose_start(bob.clone(), state.creator_color(true))
             .unwrap_or_else(|e| panic!("{e}"));
@@ -233,21 +237,7 @@ fn a_resumed_games_stored_lines_are_read_once_and_keep_their_rooms() {
 #[test]
 fn a_spectator_who_takes_the_seat_of_an_open_challenge_joins_the_players_room() {
     let (alice, bob) = (seat("alice"), seat("bob"));
-    let founding = Founding {
-        id: Uuid::new_v4(),
-        creator: alice.clone(),
-        color_choice: ColorChoice::Random,
-        seats: [None, None],
-        status: GameStatus::Waiting,
-        terms: GameTerms {
-            variant: Variant::Suicide,
-            time_control: None,
-            rated: false,
-        },
-        dice: None,
-    };
-    let mut state = GameState::open(founding, Arc::new(GameSettings::default()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut state = open_challenge(&alice, ColorChoice::Random);
     // The creator of an open challenge has no seat yet and is a player all the same.
     assert_eq!(state.chat_room_of(alice.user_id), ChatRoom::Players);
     assert_eq!(state.chat_room_of(bob.user_id), ChatRoom::Spectators);
