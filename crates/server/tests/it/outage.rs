@@ -18,7 +18,7 @@ const POSTGRESQL_LIBS: &str = "/usr/lib/postgresql";
 
 /// A PostgreSQL instance in a temporary directory, stopped and removed when dropped, so a
 /// failing test leaves nothing running.
-struct PrivatePostgres {
+pub(crate) struct PrivatePostgres {
     dir: PathBuf,
     bin: PathBuf,
     port: u16,
@@ -29,7 +29,7 @@ struct PrivatePostgres {
 impl PrivatePostgres {
     /// Creates a cluster (trust authentication, user `postgres`) and starts it on
     /// 127.0.0.1 on a free port.
-    fn start() -> PrivatePostgres {
+    pub(crate) fn start() -> PrivatePostgres {
         let dir =
             std::env::temp_dir().join(format!("oddboard-outage-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -68,12 +68,12 @@ impl PrivatePostgres {
     }
 
     /// A URL of a database in this instance.
-    fn url(&self, database: &str) -> String {
+    pub(crate) fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }
 
     /// Starts the (stopped) instance and waits until it accepts connections.
-    fn start_again(&self) {
+    pub(crate) fn start_again(&self) {
         // Durability across a crash of the machine is not what these tests are about.
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
@@ -98,7 +98,7 @@ impl PrivatePostgres {
 
     /// A fast shutdown, as a restart by the operating system does it: open connections are
     /// cut, transactions under way are rolled back.
-    fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.run_tool("pg_ctl", &["-D", &self.data(), "-m", "fast", "-w", "stop"]);
     }
 
@@ -189,7 +189,7 @@ async fn health(addr: &str) -> u16 {
 }
 
 /// Waits (up to [`WAIT`]) until `/healthz` answers `status`.
-async fn wait_for_health(addr: &str, status: u16) {
+pub(crate) async fn wait_for_health(addr: &str, status: u16) {
     let deadline = tokio::time::Instant::now() + WAIT;
     while health(addr).await != status {
         assert!(

@@ -52,6 +52,7 @@ fn sample_view(moves: &[MoveView]) -> GameView<'_> {
             white: None,
             black: Some(41_200),
         },
+        chat: Vec::new(),
     }
 }
 
@@ -79,7 +80,7 @@ fn a_snapshot_is_its_version_and_every_field_of_the_view() {
             r#""draw_offer":"black","rematch_offer":null,"takeback_offer":"white","#,
             r#""rematch_game":null,"outcome":null,"#,
             r#""you":"white","spectators":1,"dice_commitment":null,"dice_seed":null,"#,
-            r#""first_move_deadline_ms":null,"absent":["black"],"claim_after_ms":{{"black":41200}}}}}}"#
+            r#""first_move_deadline_ms":null,"absent":["black"],"claim_after_ms":{{"black":41200}},"chat":[]}}}}"#
         ),
         gid = GID,
         rules = rules
