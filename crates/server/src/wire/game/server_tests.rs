@@ -99,7 +99,7 @@ fn the_protocol_document_describes_every_field_of_the_view() {
     let moves = sample_moves();
     let view = serde_json::to_value(sample_view(&moves)).unwrap_or_default();
     let fields = view.as_object().map(|o| o.keys().collect::<Vec<_>>());
-    assert_eq!(fields.as_ref().map(Vec::len), Some(24));
+    assert_eq!(fields.as_ref().map(Vec::len), Some(25));
     for field in fields.unwrap_or_default() {
         assert!(
             section.contains(&format!("`{field}`")),
