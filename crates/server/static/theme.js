@@ -43,7 +43,15 @@
   function wire() {
     apply();
     var menu = document.getElementById('display-menu');
-    if (menu) menu.addEventListener('change', choose);
+    if (!menu) return;
+    menu.addEventListener('change', choose);
+    // A menu closes as menus do: a click elsewhere, or Escape (back to its summary).
+    document.addEventListener('click', function (e) {
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
+    });
+    menu.addEventListener('keydown', function (e) {
+      if (e.key === 'Escape' && menu.open) { menu.open = false; menu.querySelector('summary').focus(); }
+    });
   }
 
   apply();

@@ -120,24 +120,26 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
     let browser = &mut session.browser;
     browser.goto(&format!("{base}/")).await;
     browser.wait_element("#seek-form").await;
-    let bounds = browser.js(BOUNDS, json!([])).await;
+    let read = browser.js(BOUNDS, json!([])).await;
+    let bound = |id: &str, i: usize| read[id][i].as_f64().unwrap_or(f64::NAN);
     let minutes_max = (MAX_INITIAL_MS / 60_000) as f64;
+    let increment_max = (MAX_INCREMENT_MS / 1000) as f64;
     let quarter = MIN_INITIAL_MS as f64 / 60_000.0;
-    assert_eq!(
-        bounds,
-        json!({
-            "seek-minutes": [0.0, f64::from(MAX_TIME).min(minutes_max), 1.0],
-            "seek-increment": [0.0, f64::from(MAX_INC).min((MAX_INCREMENT_MS / 1000) as f64), 1.0],
-            "computer-minutes": [0.0, minutes_max, quarter],
-            "computer-increment": [0.0, (MAX_INCREMENT_MS / 1000) as f64, 1.0],
-        })
-    );
-    let max = |id: &str, i: usize| bounds[id][i].as_f64().unwrap_or_default();
+    let expected = [
+        ("seek-minutes", [0.0, f64::from(MAX_TIME).min(minutes_max), 1.0]),
+        ("seek-increment", [0.0, f64::from(MAX_INC).min(increment_max), 1.0]),
+        ("computer-minutes", [0.0, minutes_max, quarter]),
+        ("computer-increment", [0.0, increment_max, 1.0]),
+    ];
+    for (id, [min, max, step]) in expected {
+        let shown = [bound(id, 0), bound(id, 1), bound(id, 2)];
+        assert_eq!(shown, [min, max, step], "#{id}: {read}");
+    }
     let text = |n: f64| n.to_string();
     let mut player = server.guest().await;
 
     // The seek form: its clock goes to a seek, a match or a challenge link.
-    let (m, i) = (max("seek-minutes", 1), max("seek-increment", 1));
+    let (m, i) = (bound("seek-minutes", 1), bound("seek-increment", 1));
     let seek_cases = [
         (text(m), text(i), false),
         (text(m), "0".into(), false),
@@ -168,7 +170,7 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
     }
 
     // The computer dialog: the games API alone, in quarters of a minute.
-    let (m, i) = (max("computer-minutes", 1), max("computer-increment", 1));
+    let (m, i) = (bound("computer-minutes", 1), bound("computer-increment", 1));
     let computer_cases = [
         (text(quarter), "0".into(), false),
         (text(m), text(i), false),

@@ -96,12 +96,6 @@ fn pages(game_id: &str, player: &str) -> Vec<Page> {
             ready: "return document.querySelectorAll('#live-list tr, #open-list tr').length >= 2",
         },
         Page {
-            path: format!("/replay/{game_id}"),
-            name: "replay",
-            ready: "const r = document.getElementById('replay');
-                    return r.dataset.loaded === 'true' && !!document.getElementById('dice-result').textContent",
-        },
-        Page {
             path: format!("/player/{player}"),
             name: "player",
             ready: "return document.querySelectorAll('#games tr').length > 0
@@ -116,6 +110,12 @@ fn pages(game_id: &str, player: &str) -> Vec<Page> {
             path: "/no/such/page".into(),
             name: "not-found",
             ready: "return !!document.getElementById('error')",
+        },
+        Page {
+            path: format!("/replay/{game_id}"),
+            name: "replay",
+            ready: "const r = document.getElementById('replay');
+                    return r.dataset.loaded === 'true' && !!document.getElementById('dice-result').textContent",
         },
     ]
 }
@@ -155,7 +155,13 @@ async fn overflow(browser: &mut Browser) -> Value {
     browser
         .js(
             "const w = document.documentElement.scrollWidth;
-             return w > window.innerWidth ? `scrollWidth ${w} > innerWidth ${window.innerWidth}` : null",
+             if (w <= window.innerWidth) return null;
+             // The outermost elements past the right edge say what to fix.
+             const past = [...document.querySelectorAll('body *')].filter((e) =>
+               e.getBoundingClientRect().right > window.innerWidth + 0.5
+               && !(e.parentElement && e.parentElement.getBoundingClientRect().right > window.innerWidth + 0.5));
+             const names = past.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} (right ${Math.round(e.getBoundingClientRect().right)})`);
+             return `scrollWidth ${w} > innerWidth ${window.innerWidth}: ${names.join(', ')}`;",
             json!([]),
         )
         .await
