@@ -312,6 +312,19 @@ mod tests {
     }
 
     #[test]
+    fn the_lobby_clock_inputs_carry_the_servers_bounds() {
+        let body = lobby_body();
+        for input in [
+            r#"id="seek-minutes" type="number" required min="0" max="180" step="1""#,
+            r#"id="seek-increment" type="number" required min="0" max="180" step="1""#,
+            r#"id="computer-minutes" type="number" required min="0" max="180" step="0.25""#,
+            r#"id="seek-max" type="number" required min="0" max="9999" step="1" value="9999""#,
+        ] {
+            assert!(body.contains(input), "{input}");
+        }
+    }
+
+    #[test]
     fn fill_leaves_unknown_and_unclosed_placeholders() {
         assert_eq!(fill("a{{x}}b{{y}}c{{", &[("x", "1")]), "a1b{{y}}c{{");
         assert_eq!(fill("", &[]), "");
