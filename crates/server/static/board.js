@@ -171,7 +171,7 @@ export class BoardView {
   }
 
   /// Sizes the boards to the space there is: the main board as large as fits, side boards at
-  /// the same square size, beside it on wide screens and below it on narrow ones. The page
+  /// the same square size, beside it or below it, whichever gives larger squares. The page
   /// may tune it with CSS variables on the container: `--board-reserve` (px of the window's
   /// height kept for the rest of the page, 200) and `--board-max-cell` (largest square, px).
   layout() {
@@ -183,23 +183,27 @@ export class BoardView {
     const maxCell = parseFloat(style.getPropertyValue('--board-max-cell')) || 110;
     const width = this.container.clientWidth || window.innerWidth;
     this.laidOutWidth = this.container.clientWidth;
-    const sideFiles = side.reduce((n, b) => Math.max(n, b.files), 0);
-    const wide = width > 640 && sideFiles > 0;
-    const availW = wide ? width - 24 : width;
+    const sideFiles = side.reduce((n, b) => n + b.files, 0);
+    const sideRanks = side.reduce((n, b) => Math.max(n, b.ranks), 0);
     // Captions and legends take height too: all of them when stacked, the tallest beside.
     const extras = [...this.container.querySelectorAll('.board-wrap')].map((w) => [...w.children]
       .filter((c) => c.tagName.toLowerCase() !== 'svg').reduce((h, c) => h + c.offsetHeight, 0));
-    const extra = wide ? Math.max(0, ...extras) : extras.reduce((a, b) => a + b, 0);
-    const availH = Math.max(240, window.innerHeight - reserve - extra);
-    // Stacked (narrow screens): the side boards go below, so they share the height.
-    const sideRanks = side.reduce((n, b) => Math.max(n, b.ranks), 0);
-    const rows = wide ? main.ranks : main.ranks + sideRanks;
-    const cell = Math.max(18, Math.floor(Math.min(availW / (main.files + (wide ? sideFiles : 0)), availH / rows, maxCell)));
+    const fit = (beside) => {
+      const extra = beside ? Math.max(0, ...extras) : extras.reduce((a, b) => a + b, 0);
+      const availH = Math.max(240, window.innerHeight - reserve - extra);
+      // Beside: the flex gap (12 px) between boards, and a little room for rounding.
+      const availW = beside ? width - 12 * side.length - 4 : width;
+      const files = beside ? main.files + sideFiles : Math.max(main.files, sideFiles);
+      const rows = beside ? Math.max(main.ranks, sideRanks) : main.ranks + sideRanks;
+      return Math.floor(Math.min(availW / files, availH / rows, maxCell));
+    };
+    const cell = Math.max(18, side.length ? Math.max(fit(true), fit(false)) : fit(false));
     for (const board of this.snapshot.boards) {
       const svg = this.svgs.get(board.id);
       svg.style.width = `${board.files * cell}px`;
       svg.style.height = `${board.ranks * cell}px`;
-      svg.parentElement.style.maxWidth = `${Math.max(board.files * cell, 160)}px`;
+      // The legend and caption wrap within their board's width.
+      svg.parentElement.style.maxWidth = `${board.files * cell}px`;
     }
   }
 

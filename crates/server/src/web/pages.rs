@@ -95,8 +95,7 @@ fn layout_html(
             ("static", static_prefix),
             ("script", script),
             ("who", &who),
-            // A page's own stylesheets (board.css) are loaded from the same versioned prefix.
-            ("body", &fill(body, &[("static", static_prefix)])),
+            ("body", body),
         ],
     )
 }
@@ -274,11 +273,6 @@ mod tests {
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));
-        // The pages that draw boards load the board's stylesheet from the versioned prefix.
-        for body in [game_body(id), replay_body(id)] {
-            let html = layout_html("t", &signed_out, &body, "/static/v1", "x.js");
-            assert!(html.contains("href=\"/static/v1/board.css\""), "{html}");
-        }
         assert!(player_body("a&b").contains("data-username=\"a&amp;b\""));
     }
 
