@@ -72,13 +72,14 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// The common layout: head, navigation with the signed-in user, the page body and its module
-/// (a file of `static/`, loaded from `static_prefix`).
+/// (a file of `static/`, loaded from `static_prefix`, with `preloads`: the modules it
+/// imports, see [`super::assets::module_preloads`]).
 fn layout_html(
     title: &str,
     user: &MaybeUser,
     body: &str,
     static_prefix: &str,
-    script: &str,
+    (script, preloads): (&str, &[String]),
 ) -> String {
     let who = match &user.0 {
         Some(u) => format!(
@@ -94,15 +95,34 @@ fn layout_html(
             ("title", &escape(title)),
             ("static", static_prefix),
             ("script", script),
+            ("preloads", &preload_links(static_prefix, preloads)),
             ("who", &who),
             ("body", body),
         ],
     )
 }
 
+/// `<link rel="modulepreload">` lines for the modules (names from the static directory,
+/// which the server's operator controls; escaped all the same).
+fn preload_links(static_prefix: &str, modules: &[String]) -> String {
+    modules
+        .iter()
+        .map(|m| {
+            format!(
+                "<link rel=\"modulepreload\" href=\"{static_prefix}/{}\">\n",
+                escape(m)
+            )
+        })
+        .collect()
+}
+
 fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
-    let html = layout_html(title, user, body, &prefix, script);
+    let preloads = state
+        .static_preloads
+        .get(script)
+        .map_or(&[][..], Vec::as_slice);
+    let html = layout_html(title, user, body, &prefix, (script, preloads));
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
@@ -197,6 +217,7 @@ pub fn error_page(status: StatusCode, heading: &str, detail: &str) -> Response {
             ("title", &escape(heading)),
             ("static", "/static"),
             ("script", "common.js"),
+            ("preloads", ""),
             ("who", ""),
             ("body", &body),
         ],
@@ -301,10 +322,21 @@ mod tests {
             player_body("<alice>"),
             fill(ERROR, &[("status", "404"), ("heading", ""), ("detail", "")]),
         ] {
-            let html = layout_html("<title>", &signed_out, &body, "/static/v1", "x.js");
+            let preloads = ["common.js".to_string(), "game/chat.js".to_string()];
+            let html = layout_html(
+                "<title>",
+                &signed_out,
+                &body,
+                "/static/v1",
+                ("x.js", &preloads),
+            );
             assert!(!html.contains("{{"), "{html}");
             assert!(html.starts_with("<!doctype html>"));
             assert!(html.contains("src=\"/static/v1/x.js\""), "{html}");
+            assert!(
+                html.contains("<link rel=\"modulepreload\" href=\"/static/v1/game/chat.js\">"),
+                "{html}"
+            );
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));
