@@ -257,7 +257,10 @@ mod tests {
             "import { a } from './common.js';\nimport './game/chat.js';\n// from 'x'\nconst m = import('./lazy.js');",
         );
         write("common.js", "export const a = 1;");
-        write("game/chat.js", "export { a } from \"../common.js\";\nimport '../../outside.js';\nimport './sound.js';");
+        write(
+            "game/chat.js",
+            "export { a } from \"../common.js\";\nimport '../../outside.js';\nimport './sound.js';",
+        );
         write("game/sound.js", "import './chat.js';");
         write("lobby.js", "import { a } from './common.js';");
         write("style.css", "@import './x.css';");
@@ -267,7 +270,11 @@ mod tests {
             ["common.js", "game/chat.js", "game/sound.js"],
             "through game/chat.js, without the dynamic import or the one leaving the directory"
         );
-        assert_eq!(preloads["game/sound.js"], ["common.js", "game/chat.js"], "a cycle");
+        assert_eq!(
+            preloads["game/sound.js"],
+            ["common.js", "game/chat.js"],
+            "a cycle"
+        );
         assert_eq!(preloads["common.js"], Vec::<String>::new());
         assert!(!preloads.contains_key("style.css"));
         let _ = std::fs::remove_dir_all(&dir);

@@ -7,8 +7,9 @@
 //! computer dialog's as a game against the computer (`POST /api/games/computer`). Then the
 //! form itself sends its largest clock and "No clock" as seeks, which appear in the list.
 
-use super::browser_site::{browser_available, Session};
-use super::server::{fast_settings, Player, TestServer};
+use super::browser_site::{sign_in_as_guest, start_site, Session};
+use super::server::Player;
+use super::webdriver::Browser;
 use oddboard::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
 use oddboard::game::lobby::{MAX_INC, MAX_TIME};
 use serde_json::{json, Value};
@@ -87,15 +88,15 @@ async fn games_api_accepts(
     } else {
         json!({"minutes": number(minutes), "increment": number(increment)})
     };
-    let body = json!({"variant": "suicide", "clock": clock, "color": "white", "level": 0});
-    let body = if path.ends_with("computer") {
-        body
-    } else {
-        json!({"variant": "suicide", "clock": clock, "color": "white"})
-    };
+    let computer = path.ends_with("computer");
+    let mut body = json!({"variant": "suicide", "clock": clock, "color": "white"});
+    if computer {
+        // Level 0 plays random moves: no engine search to wait for.
+        body["level"] = json!(0);
+    }
     let (status, answer) = post(player, path, &body).await;
     if status == 201 || status == 200 {
-        if path.ends_with("computer") {
+        if computer {
             let game_id = answer["game_id"].as_str().unwrap_or_default().to_string();
             let mut view = player.watch(&game_id).await;
             super::ws_game::abort_expecting_aborted(&mut view).await;
@@ -109,38 +110,42 @@ async fn games_api_accepts(
     false
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
-    if !browser_available() {
-        return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let mut session = Session::start("seek-form").await;
-    let browser = &mut session.browser;
-    browser.goto(&format!("{base}/")).await;
-    browser.wait_element("#seek-form").await;
+/// The inputs' `[min, max, step]` in [`BOUNDS`]' order, checked against the server's
+/// constants.
+async fn input_bounds(browser: &mut Browser) -> [[f64; 3]; 4] {
     let read = browser.js(BOUNDS, json!([])).await;
-    let bound = |id: &str, i: usize| read[id][i].as_f64().unwrap_or(f64::NAN);
     let minutes_max = (MAX_INITIAL_MS / 60_000) as f64;
     let increment_max = (MAX_INCREMENT_MS / 1000) as f64;
-    let quarter = MIN_INITIAL_MS as f64 / 60_000.0;
     let expected = [
-        ("seek-minutes", [0.0, f64::from(MAX_TIME).min(minutes_max), 1.0]),
-        ("seek-increment", [0.0, f64::from(MAX_INC).min(increment_max), 1.0]),
-        ("computer-minutes", [0.0, minutes_max, quarter]),
+        (
+            "seek-minutes",
+            [0.0, f64::from(MAX_TIME).min(minutes_max), 1.0],
+        ),
+        (
+            "seek-increment",
+            [0.0, f64::from(MAX_INC).min(increment_max), 1.0],
+        ),
+        ("computer-minutes", [0.0, minutes_max, QUARTER]),
         ("computer-increment", [0.0, increment_max, 1.0]),
     ];
-    for (id, [min, max, step]) in expected {
-        let shown = [bound(id, 0), bound(id, 1), bound(id, 2)];
-        assert_eq!(shown, [min, max, step], "#{id}: {read}");
-    }
-    let text = |n: f64| n.to_string();
-    let mut player = server.guest().await;
+    expected.map(|(id, wanted)| {
+        let shown = [0, 1, 2].map(|i| read[id][i].as_f64().unwrap_or(f64::NAN));
+        assert_eq!(shown, wanted, "#{id}: {read}");
+        shown
+    })
+}
 
-    // The seek form: its clock goes to a seek, a match or a challenge link.
-    let (m, i) = (bound("seek-minutes", 1), bound("seek-increment", 1));
-    let seek_cases = [
+/// A quarter of a minute: the games API's shortest clock, the computer dialog's step.
+const QUARTER: f64 = MIN_INITIAL_MS as f64 / 60_000.0;
+
+fn text(n: f64) -> String {
+    n.to_string()
+}
+
+/// The seek form's clock goes to a seek, a match or a challenge link: the form takes a
+/// clock exactly when the lobby and the games API both do.
+async fn seek_form_agrees(browser: &mut Browser, player: &mut Player, m: f64, i: f64) {
+    let cases = [
         (text(m), text(i), false),
         (text(m), "0".into(), false),
         ("0".into(), "1".into(), false),
@@ -155,49 +160,67 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
         ("-1".into(), "3".into(), false),
         ("5".into(), "-1".into(), false),
     ];
-    for (minutes, increment, untimed) in &seek_cases {
+    for (minutes, increment, untimed) in &cases {
         let form = browser
             .js(VALID, json!(["seek", minutes, increment, untimed]))
             .await;
-        let lobby = lobby_accepts(&mut player, minutes, increment, *untimed).await;
-        let link = games_api_accepts(&mut player, "/api/games", (minutes, increment, *untimed))
-            .await;
+        let lobby = lobby_accepts(player, minutes, increment, *untimed).await;
+        let clock = (minutes.as_str(), increment.as_str(), *untimed);
+        let link = games_api_accepts(player, "/api/games", clock).await;
         assert_eq!(
             form,
             json!(lobby && link),
             "seek form {minutes}+{increment} untimed {untimed}: lobby {lobby}, link {link}"
         );
     }
+}
 
-    // The computer dialog: the games API alone, in quarters of a minute.
-    let (m, i) = (bound("computer-minutes", 1), bound("computer-increment", 1));
-    let computer_cases = [
-        (text(quarter), "0".into(), false),
+/// The computer dialog posts to the games API alone, in quarters of a minute.
+async fn computer_dialog_agrees(browser: &mut Browser, player: &mut Player, m: f64, i: f64) {
+    let cases = [
+        (text(QUARTER), "0".into(), false),
         (text(m), text(i), false),
         ("0".into(), "1".into(), false),
         ("0".into(), "0".into(), true),
         ("0".into(), "0".into(), false),
-        (text(quarter * 0.8), "0".into(), false),
-        (text(m + quarter), "0".into(), false),
+        (text(QUARTER * 0.8), "0".into(), false),
+        (text(m + QUARTER), "0".into(), false),
         ("1".into(), text(i + 1.0), false),
     ];
-    for (minutes, increment, untimed) in &computer_cases {
+    for (minutes, increment, untimed) in &cases {
         let form = browser
             .js(VALID, json!(["computer", minutes, increment, untimed]))
             .await;
-        let api = games_api_accepts(
-            &mut player,
-            "/api/games/computer",
-            (minutes, increment, *untimed),
-        )
-        .await;
+        let clock = (minutes.as_str(), increment.as_str(), *untimed);
+        let api = games_api_accepts(player, "/api/games/computer", clock).await;
         assert_eq!(
             form,
             json!(api),
             "computer dialog {minutes}+{increment} untimed {untimed}"
         );
     }
-    sends_its_bounds(&mut session, &base, m, i).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
+    let Some((server, base, mut session)) = start_site("seek-form").await else {
+        return;
+    };
+    let browser = &mut session.browser;
+    browser.goto(&format!("{base}/")).await;
+    browser.wait_element("#seek-form").await;
+    let [seek_minutes, seek_increment, computer_minutes, computer_increment] =
+        input_bounds(browser).await;
+    let mut player = server.guest().await;
+    seek_form_agrees(browser, &mut player, seek_minutes[1], seek_increment[1]).await;
+    computer_dialog_agrees(
+        browser,
+        &mut player,
+        computer_minutes[1],
+        computer_increment[1],
+    )
+    .await;
+    sends_its_bounds(&mut session, &base, seek_minutes[1], seek_increment[1]).await;
     session.end().await;
     server.stop().await;
 }
@@ -205,15 +228,7 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
 /// The form itself, as a guest: the largest clock and "No clock" become seeks in the list.
 async fn sends_its_bounds(session: &mut Session, base: &str, minutes: f64, increment: f64) {
     let browser = &mut session.browser;
-    browser.goto(&format!("{base}/")).await;
-    browser.click("#guest-button").await;
-    browser
-        .wait_for(
-            "signed in as a guest",
-            "return document.getElementById('me').dataset.username",
-            json!([]),
-        )
-        .await;
+    sign_in_as_guest(browser, base).await;
     for (untimed, shown) in [
         (false, format!("{minutes}+{increment}")),
         (true, "no clock".to_string()),

@@ -45,10 +45,8 @@ pub(crate) struct Session {
 impl Session {
     pub(crate) async fn start(name: &str) -> Session {
         let driver = Driver::start().await;
-        let profile = std::env::temp_dir().join(format!(
-            "oddboard-{name}-{}",
-            uuid::Uuid::new_v4().simple()
-        ));
+        let profile =
+            std::env::temp_dir().join(format!("oddboard-{name}-{}", uuid::Uuid::new_v4().simple()));
         let browser = driver.session(&profile).await;
         Session {
             browser,
@@ -61,6 +59,30 @@ impl Session {
         self.browser.quit().await;
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+/// A server and a browser session, with the server's base URL; None (after saying so)
+/// when the browser tests are skipped.
+pub(crate) async fn start_site(name: &str) -> Option<(TestServer, String, Session)> {
+    if !browser_available() {
+        return None;
+    }
+    let server = TestServer::start(fast_settings()).await;
+    let base = format!("http://{}", server.addr);
+    Some((server, base, Session::start(name).await))
+}
+
+/// Signs in as a new guest with the lobby's button.
+pub(crate) async fn sign_in_as_guest(browser: &mut Browser, base: &str) {
+    browser.goto(&format!("{base}/")).await;
+    browser.click("#guest-button").await;
+    browser
+        .wait_for(
+            "the guest's name in the header",
+            "return document.getElementById('me').dataset.username",
+            json!([]),
+        )
+        .await;
 }
 
 /// A Davey Drehs game (dice, so the replay shows its roll log too) of a few plies that
@@ -129,7 +151,10 @@ async fn open(browser: &mut Browser, base: &str, page: &Page) {
 /// open (so axe checks it too).
 async fn choose_theme(browser: &mut Browser, theme: &str) {
     let open = browser
-        .js("return document.getElementById('display-menu').open", json!([]))
+        .js(
+            "return document.getElementById('display-menu').open",
+            json!([]),
+        )
         .await;
     if open != json!(true) {
         browser.click("#display-menu summary").await;
@@ -196,28 +221,16 @@ async fn check_pages(session: &mut Session, base: &str, pages: &[Page], who: &st
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_site_page_passes_axe_in_both_themes_and_fits_phone_and_desktop() {
-    if !browser_available() {
+    let Some((server, base, mut session)) = start_site("site").await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
+    };
     let (game_id, player) = finished_game(&server).await;
     let pages = pages(&game_id, &player);
-    let mut session = Session::start("site").await;
     check_pages(&mut session, &base, &pages, "signed-out").await;
     // Signed in (as a guest), the lobby shows the seek form's partner panels and the
     // header a name and a sign-out button.
-    let browser = &mut session.browser;
-    browser.set_window(1280, 800).await;
-    open(browser, &base, &pages[0]).await;
-    browser.click("#guest-button").await;
-    browser
-        .wait_for(
-            "the guest's name in the header",
-            "return document.getElementById('me').dataset.username",
-            json!([]),
-        )
-        .await;
+    session.browser.set_window(1280, 800).await;
+    sign_in_as_guest(&mut session.browser, &base).await;
     check_pages(&mut session, &base, &pages[..1], "guest").await;
     session.end().await;
     server.stop().await;
@@ -227,16 +240,11 @@ async fn every_site_page_passes_axe_in_both_themes_and_fits_phone_and_desktop() 
 /// reader picks one; the choice and the board colours stay across pages and reloads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_theme_follows_the_system_until_chosen_and_choices_are_kept() {
-    if !browser_available() {
+    let Some((server, base, mut session)) = start_site("site-theme").await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let mut session = Session::start("site-theme").await;
-    let browser = &mut session.browser;
-    let system = |scheme: &str| {
-        json!({"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
     };
+    let browser = &mut session.browser;
+    let system = |scheme: &str| json!({"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]});
     browser.goto(&format!("{base}/")).await;
     for (scheme, background) in [("dark", DARK_BG), ("light", LIGHT_BG)] {
         browser
@@ -301,7 +309,13 @@ async fn the_theme_follows_the_system_until_chosen_and_choices_are_kept() {
 async fn every_page_loads_the_theme_script_first_in_its_head() {
     let server = TestServer::start(fast_settings()).await;
     let mut client = server.client();
-    for path in ["/", "/player/alice", "/game/nope", "/replay/nope", "/nowhere"] {
+    for path in [
+        "/",
+        "/player/alice",
+        "/game/nope",
+        "/replay/nope",
+        "/nowhere",
+    ] {
         let response = client
             .get(path)
             .await
@@ -380,7 +394,13 @@ async fn a_missing_game_is_a_404_page_with_a_link_home() {
         .await;
     assert_eq!(
         shown,
-        json!(["No such game", "No such game · Oddboard", true, false, false])
+        json!([
+            "No such game",
+            "No such game · Oddboard",
+            true,
+            false,
+            false
+        ])
     );
     browser.click("main a[href=\"/\"]").await;
     browser.wait_element("#seek-form").await;

@@ -6,10 +6,11 @@ use super::{LobbyState, Seek};
 use crate::game::clock::TimeControl;
 use crate::game::formula::ChallengeContext;
 use crate::game::lobby::{LobbyError, MAX_INC, MAX_TIME};
-/// Rating range bounds, as on FICS.
-pub(super) use crate::game::lobby::MAX_RATING;
 use crate::rules::{Color, Variant};
 use uuid::Uuid;
+
+/// Rating range bounds, as on FICS (the lobby page's range inputs use the same constant).
+pub(super) use crate::game::lobby::MAX_RATING;
 
 /// The terms two seeks must share to pair: the single comparable key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
