@@ -89,6 +89,7 @@ impl App {
                     config.trusted_proxies.clone(),
                 )),
                 limits,
+                static_preloads: Arc::new(web::assets::module_preloads(&config.static_dir)),
                 static_version: web::assets::version_of(&config.static_dir).into(),
             },
             static_dir: config.static_dir.clone(),

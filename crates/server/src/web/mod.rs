@@ -52,6 +52,8 @@ pub struct AppState {
     /// The public URL and the trusted proxies: who each request's client is.
     pub site: Arc<proxy::Site>,
     pub limits: Arc<limits::Limiters>,
+    /// The modules each page module imports, which its page preloads ([`assets`]).
+    pub static_preloads: Arc<assets::Preloads>,
     /// The version of the static files, in the URLs the pages load them from ([`assets`]).
     pub static_version: Arc<str>,
 }

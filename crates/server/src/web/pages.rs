@@ -72,13 +72,14 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// The common layout: head, navigation with the signed-in user, the page body and its module
-/// (a file of `static/`, loaded from `static_prefix`).
+/// (a file of `static/`, loaded from `static_prefix`, with `preloads`: the modules it
+/// imports, see [`super::assets::module_preloads`]).
 fn layout_html(
     title: &str,
     user: &MaybeUser,
     body: &str,
     static_prefix: &str,
-    script: &str,
+    (script, preloads): (&str, &[String]),
 ) -> String {
     let who = match &user.0 {
         Some(u) => format!(
@@ -94,15 +95,34 @@ fn layout_html(
             ("title", &escape(title)),
             ("static", static_prefix),
             ("script", script),
+            ("preloads", &preload_links(static_prefix, preloads)),
             ("who", &who),
             ("body", body),
         ],
     )
 }
 
+/// `<link rel="modulepreload">` lines for the modules (names from the static directory,
+/// which the server's operator controls; escaped all the same).
+fn preload_links(static_prefix: &str, modules: &[String]) -> String {
+    modules
+        .iter()
+        .map(|m| {
+            format!(
+                "<link rel=\"modulepreload\" href=\"{static_prefix}/{}\">\n",
+                escape(m)
+            )
+        })
+        .collect()
+}
+
 fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
-    let html = layout_html(title, user, body, &prefix, script);
+    let preloads = state
+        .static_preloads
+        .get(script)
+        .map_or(&[][..], Vec::as_slice);
+    let html = layout_html(title, user, body, &prefix, (script, preloads));
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
@@ -121,8 +141,46 @@ fn variant_options() -> String {
         .collect()
 }
 
+/// The bounds of the lobby's clock and rating inputs, from the rules the server holds them
+/// to, so that what the forms let a person send is what the server accepts (a test posts
+/// each bound). The seek form's clock goes to a seek or match (whole minutes and seconds up
+/// to the lobby's `MAX_TIME` and `MAX_INC`, `0 0` for no clock) or to a challenge link (the
+/// games API's [`TimeControl::checked`]): it takes what both accept. The computer dialog
+/// posts to the games API only, which takes minutes in quarters down to its shortest clock
+/// (`MIN_INITIAL_MS`, a quarter of a minute). A clock of no minutes and no increment is
+/// refused by the page's script (the API refuses it; the lobby would take it as no clock,
+/// which is the "No clock" box's to say).
+///
+/// [`TimeControl::checked`]: crate::game::clock::TimeControl::checked
+fn lobby_bounds() -> [(&'static str, String); 7] {
+    use crate::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
+    use crate::game::lobby::{MAX_INC, MAX_RATING, MAX_TIME};
+    let api_minutes_max = MAX_INITIAL_MS / 60_000;
+    let api_increment_max = MAX_INCREMENT_MS / 1000;
+    [
+        (
+            "seek_minutes_max",
+            u64::from(MAX_TIME).min(api_minutes_max).to_string(),
+        ),
+        (
+            "seek_increment_max",
+            u64::from(MAX_INC).min(api_increment_max).to_string(),
+        ),
+        ("minutes_max", api_minutes_max.to_string()),
+        (
+            "minutes_step",
+            (MIN_INITIAL_MS as f64 / 60_000.0).to_string(),
+        ),
+        ("increment_max", api_increment_max.to_string()),
+        ("rating_max", MAX_RATING.to_string()),
+        ("options", variant_options()),
+    ]
+}
+
 fn lobby_body() -> String {
-    fill(LOBBY, &[("options", &variant_options())])
+    let values = lobby_bounds();
+    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fill(LOBBY, &pairs)
 }
 
 fn game_body(game_id: Uuid) -> String {
@@ -162,6 +220,7 @@ pub fn error_page(status: StatusCode, heading: &str, detail: &str) -> Response {
             ("title", &escape(heading)),
             ("static", "/static"),
             ("script", "common.js"),
+            ("preloads", ""),
             ("who", ""),
             ("body", &body),
         ],
@@ -266,14 +325,38 @@ mod tests {
             player_body("<alice>"),
             fill(ERROR, &[("status", "404"), ("heading", ""), ("detail", "")]),
         ] {
-            let html = layout_html("<title>", &signed_out, &body, "/static/v1", "x.js");
+            let preloads = ["common.js".to_string(), "game/chat.js".to_string()];
+            let html = layout_html(
+                "<title>",
+                &signed_out,
+                &body,
+                "/static/v1",
+                ("x.js", &preloads),
+            );
             assert!(!html.contains("{{"), "{html}");
             assert!(html.starts_with("<!doctype html>"));
             assert!(html.contains("src=\"/static/v1/x.js\""), "{html}");
+            assert!(
+                html.contains("<link rel=\"modulepreload\" href=\"/static/v1/game/chat.js\">"),
+                "{html}"
+            );
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));
         assert!(player_body("a&b").contains("data-username=\"a&amp;b\""));
+    }
+
+    #[test]
+    fn the_lobby_clock_inputs_carry_the_servers_bounds() {
+        let body = lobby_body();
+        for input in [
+            r#"id="seek-minutes" type="number" required min="0" max="180" step="1""#,
+            r#"id="seek-increment" type="number" required min="0" max="180" step="1""#,
+            r#"id="computer-minutes" type="number" required min="0" max="180" step="0.25""#,
+            r#"id="seek-max" type="number" required min="0" max="9999" step="1" value="9999""#,
+        ] {
+            assert!(body.contains(input), "{input}");
+        }
     }
 
     #[test]

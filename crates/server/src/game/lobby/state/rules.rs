@@ -9,8 +9,8 @@ use crate::game::lobby::{LobbyError, MAX_INC, MAX_TIME};
 use crate::rules::{Color, Variant};
 use uuid::Uuid;
 
-/// Rating range bounds, as on FICS.
-pub(super) const MAX_RATING: i64 = 9999;
+/// Rating range bounds, as on FICS (the lobby page's range inputs use the same constant).
+pub(super) use crate::game::lobby::MAX_RATING;
 
 /// The terms two seeks must share to pair: the single comparable key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
