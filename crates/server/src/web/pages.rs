@@ -147,10 +147,7 @@ fn lobby_bounds() -> [(&'static str, String); 7] {
             u64::from(MAX_INC).min(api_increment_max).to_string(),
         ),
         ("minutes_max", api_minutes_max.to_string()),
-        (
-            "minutes_step",
-            (MIN_INITIAL_MS as f64 / 60_000.0).to_string(),
-        ),
+        ("minutes_step", (MIN_INITIAL_MS as f64 / 60_000.0).to_string()),
         ("increment_max", api_increment_max.to_string()),
         ("rating_max", MAX_RATING.to_string()),
         ("options", variant_options()),

@@ -158,8 +158,8 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
             .js(VALID, json!(["seek", minutes, increment, untimed]))
             .await;
         let lobby = lobby_accepts(&mut player, minutes, increment, *untimed).await;
-        let link =
-            games_api_accepts(&mut player, "/api/games", (minutes, increment, *untimed)).await;
+        let link = games_api_accepts(&mut player, "/api/games", (minutes, increment, *untimed))
+            .await;
         assert_eq!(
             form,
             json!(lobby && link),

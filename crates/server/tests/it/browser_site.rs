@@ -45,8 +45,10 @@ pub(crate) struct Session {
 impl Session {
     pub(crate) async fn start(name: &str) -> Session {
         let driver = Driver::start().await;
-        let profile =
-            std::env::temp_dir().join(format!("oddboard-{name}-{}", uuid::Uuid::new_v4().simple()));
+        let profile = std::env::temp_dir().join(format!(
+            "oddboard-{name}-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
         let browser = driver.session(&profile).await;
         Session {
             browser,
@@ -127,10 +129,7 @@ async fn open(browser: &mut Browser, base: &str, page: &Page) {
 /// open (so axe checks it too).
 async fn choose_theme(browser: &mut Browser, theme: &str) {
     let open = browser
-        .js(
-            "return document.getElementById('display-menu').open",
-            json!([]),
-        )
+        .js("return document.getElementById('display-menu').open", json!([]))
         .await;
     if open != json!(true) {
         browser.click("#display-menu summary").await;
@@ -229,7 +228,9 @@ async fn the_theme_follows_the_system_until_chosen_and_choices_are_kept() {
     let base = format!("http://{}", server.addr);
     let mut session = Session::start("site-theme").await;
     let browser = &mut session.browser;
-    let system = |scheme: &str| json!({"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]});
+    let system = |scheme: &str| {
+        json!({"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    };
     browser.goto(&format!("{base}/")).await;
     for (scheme, background) in [("dark", DARK_BG), ("light", LIGHT_BG)] {
         browser
@@ -294,13 +295,7 @@ async fn the_theme_follows_the_system_until_chosen_and_choices_are_kept() {
 async fn every_page_loads_the_theme_script_first_in_its_head() {
     let server = TestServer::start(fast_settings()).await;
     let mut client = server.client();
-    for path in [
-        "/",
-        "/player/alice",
-        "/game/nope",
-        "/replay/nope",
-        "/nowhere",
-    ] {
+    for path in ["/", "/player/alice", "/game/nope", "/replay/nope", "/nowhere"] {
         let response = client
             .get(path)
             .await
@@ -379,13 +374,7 @@ async fn a_missing_game_is_a_404_page_with_a_link_home() {
         .await;
     assert_eq!(
         shown,
-        json!([
-            "No such game",
-            "No such game · Oddboard",
-            true,
-            false,
-            false
-        ])
+        json!(["No such game", "No such game · Oddboard", true, false, false])
     );
     browser.click("main a[href=\"/\"]").await;
     browser.wait_element("#seek-form").await;

@@ -5,9 +5,9 @@
 use super::{LobbyState, Seek};
 use crate::game::clock::TimeControl;
 use crate::game::formula::ChallengeContext;
+use crate::game::lobby::{LobbyError, MAX_INC, MAX_TIME};
 /// Rating range bounds, as on FICS.
 pub(super) use crate::game::lobby::MAX_RATING;
-use crate::game::lobby::{LobbyError, MAX_INC, MAX_TIME};
 use crate::rules::{Color, Variant};
 use uuid::Uuid;
 
