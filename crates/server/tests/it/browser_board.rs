@@ -12,6 +12,7 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::{screenshots_dir, wait_ply};
+use super::browser_computer::start_from_the_dialog;
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{Browser, Driver, CHROMEDRIVER};
 use serde_json::{json, Value};
@@ -26,31 +27,10 @@ const UP: &str = "\u{E013}";
 const RIGHT: &str = "\u{E014}";
 const ENTER: &str = "\u{E007}";
 
-/// Starts a game against the computer at level 0, the person White, from the lobby's dialog
-/// (as a guest); returns the game's id once the page draws its board.
+/// Starts a game against the computer at level 0 (random moves), the person White, from
+/// the lobby's dialog (as a guest); returns the game's id.
 async fn start_game(browser: &mut Browser, base: &str, variant: &str) -> String {
-    browser.goto(&format!("{base}/")).await;
-    browser.click("#computer-open").await;
-    browser.wait_element("#computer-dialog[open]").await;
-    browser
-        .js(
-            "document.getElementById('computer-variant').value = arguments[0];
-             document.getElementById('computer-level').value = '0';
-             document.getElementById('computer-color').value = 'white';",
-            json!([variant]),
-        )
-        .await;
-    browser.click("#computer-play").await;
-    let id = browser
-        .wait_for(
-            "the game against the computer",
-            "const g = window.oddboard && window.oddboard.game;
-             return g && g.status === 'active' && g.you === 'white' && g.rules.turn === 'white'
-               && document.querySelector('#boards svg') ? location.pathname.split('/').pop() : null;",
-            json!([]),
-        )
-        .await;
-    id.as_str().unwrap_or_default().to_string()
+    start_from_the_dialog(browser, base, variant, 0, "white").await
 }
 
 /// Ends the game the page shows (a guest may have only five games against the computer at
