@@ -278,7 +278,8 @@ async fn drehs_knight(browser: &mut Browser, base: &str) {
     assert_eq!(picker, true, "no picker for an ordinary knight move");
     wait_ply(browser, 2).await;
     let (legal, _) = legal_and_moves(browser).await;
-    let (from, to) = lone_teleport(&legal).expect("a knight's teleport");
+    let (from, to) =
+        lone_teleport(&legal).unwrap_or_else(|| panic!("no knight's teleport in {legal:?}"));
     browser.pointer_click(&square(&from)).await;
     assert!(
         !targets(browser).await.contains(&to),
