@@ -81,7 +81,7 @@ export function boardMarkup(board, pieces, orientation) {
       cells.push(`<rect class="sq ${shade}${zoneClass}" data-board="${esc(board.id)}" data-square="${esc(name)}" x="${px}" y="${py}" width="${CELL}" height="${CELL}" role="gridcell" tabindex="-1" aria-label="${esc(`${label}, ${what}${zoneText}`)}"/>`);
       const on = shade === 'plain' ? 'on-plain' : `on-${shade}`;
       if (y === board.ranks - 1) coords.push(`<text class="coord file ${on}" x="${px + CELL - 6}" y="${py + CELL - 7}" text-anchor="end">${esc(board.file_labels[f])}</text>`);
-      if (x === 0) coords.push(`<text class="coord rank ${on}" x="${px + 5}" y="${py + 21}">${esc(board.rank_labels[r])}</text>`);
+      if (x === 0) coords.push(`<text class="coord rank ${on}" x="${px + 5}" y="${py + 5}" dominant-baseline="hanging">${esc(board.rank_labels[r])}</text>`);
     }
     rows.push(`<g class="rank-row" role="row">${cells.join('')}</g>`);
   }

@@ -204,6 +204,9 @@ export class BoardView {
       svg.style.height = `${board.ranks * cell}px`;
       // The legend and caption wrap within their board's width.
       svg.parentElement.style.maxWidth = `${board.files * cell}px`;
+      // Coordinates stay about 9 px high on small squares (Chad's twelve files on a phone),
+      // up to 30% of a square.
+      svg.style.setProperty('--coord-size', `${Math.min(30, Math.max(19, 900 / cell)).toFixed(1)}px`);
     }
   }
 
@@ -442,7 +445,8 @@ export class BoardView {
     const target = this.squareAt(e);
     if (!target || target.square === d.from) return;
     if (!this.interactive) {
-      if (this.selected === d.from && target.board === d.board) {
+      // Not onto another of the player's own pieces: no action takes one's own piece.
+      if (this.selected === d.from && target.board === d.board && !this.premovable(target.square)) {
         this.deselect();
         this.setPremove({ board: d.board, from: d.from, to: target.square });
       }

@@ -118,6 +118,8 @@ export function dieElement(dice, value) {
 /// two dice = 3"), then its effects, as list items.
 export function renderRolls(el, last) {
   if (!el) return;
+  // The pages name the dice area (`aria-label="Dice"`); a name needs a role to hang on.
+  if (el.hasAttribute('aria-label') && !el.hasAttribute('role')) el.setAttribute('role', 'group');
   el.replaceChildren();
   if (!last || (!(last.rolls || []).length && !(last.effects || []).length)) return;
   const head = document.createElement('p');

@@ -15,8 +15,9 @@ use std::path::Path;
 /// The person's actions in each game before resigning.
 const PERSON_ACTIONS: usize = 3;
 
-/// Starts a game from the lobby's dialog and waits until the page shows it under way.
-async fn start_from_the_dialog(
+/// Starts a game from the lobby's dialog and waits until the page shows it under way
+/// (also used by `browser_board`).
+pub(crate) async fn start_from_the_dialog(
     browser: &mut Browser,
     base: &str,
     variant: &str,

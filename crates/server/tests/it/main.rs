@@ -7,6 +7,7 @@ mod analysis;
 mod axe;
 mod browser;
 mod browser_analysis;
+mod browser_board;
 mod browser_computer;
 mod browser_seek_form;
 mod browser_site;
