@@ -7,6 +7,7 @@ mod analysis;
 mod browser;
 mod browser_analysis;
 mod browser_computer;
+mod browser_game;
 mod cli;
 mod computer;
 mod crash;
