@@ -146,7 +146,7 @@ function showMissing() {
   state.missing = true;
   setConnection('');
   root.dataset.status = 'missing';
-  for (const part of root.querySelectorAll('.gp-board, .gp-side')) part.hidden = true;
+  for (const part of root.querySelectorAll('.gp-board, .gp-side, #game-title')) part.hidden = true;
   $('missing').hidden = false;
   document.title = 'No such game · Oddboard';
 }
@@ -408,6 +408,7 @@ function render(full, { animate = true } = {}) {
   root.dataset.turn = g.rules.turn;
   root.dataset.variant = g.variant;
   root.dataset.view = view === null ? 'live' : String(view);
+  $('game-title').textContent = `${g.white || '…'} – ${g.black || '…'} · ${g.variant}`;
   $('back-to-game').hidden = view === null;
   $('move-form').hidden = !playing();
   let status;
@@ -672,7 +673,8 @@ $('view-last').addEventListener('click', () => showPly(Infinity));
 $('back-to-game').addEventListener('click', () => showPly(Infinity));
 document.addEventListener('keydown', (e) => {
   // Typing, and the board's own arrow-key navigation between squares, keep their keys.
-  if (!state.game || e.target.closest('input, textarea, select, #boards') || e.altKey || e.ctrlKey || e.metaKey) return;
+  const inside = e.target instanceof Element && e.target.closest('input, textarea, select, #boards');
+  if (!state.game || inside || e.altKey || e.ctrlKey || e.metaKey) return;
   const at = state.history.view ?? state.game.moves.length;
   const target = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: Infinity }[e.key];
   if (target === undefined) return;
@@ -681,7 +683,7 @@ document.addEventListener('keydown', (e) => {
 });
 // A click anywhere but the board drops the premove (the board reports clicks on it).
 document.addEventListener('pointerdown', (e) => {
-  if (state.premove && !e.target.closest('#boards')) setPremove(null);
+  if (state.premove && !(e.target instanceof Element && e.target.closest('#boards'))) setPremove(null);
 });
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && !state.socket && state.game) connect();

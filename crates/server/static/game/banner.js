@@ -32,7 +32,9 @@ export class ResultBanner {
     } else if (outcome) {
       const score = outcome.winner ? RESULT[outcome.winner] : '½-½';
       title.textContent = `${score} · ${outcome.winner ? `${outcome.winner === 'white' ? 'White' : 'Black'} wins` : 'Draw'}`;
-      reason.textContent = outcomeText(outcome);
+      // "White wins (checkmate)" -> "By checkmate": the title already says who won.
+      const why = /\(([^)]*)\)$/.exec(outcomeText(outcome));
+      reason.textContent = why ? `By ${why[1]}` : outcomeText(outcome);
     } else {
       title.textContent = 'Game over';
       reason.textContent = '';

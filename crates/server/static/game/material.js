@@ -43,18 +43,18 @@ export function captured(start, pieces) {
   return taken;
 }
 
-/// Draws the roles into `el`: small pieces of `color`, and a text name for screen readers.
+/// Draws the roles into `el`: small pieces of `color`, and their names for screen readers.
 export function renderCaptured(el, roles, color) {
   const key = `${color}:${roles.join(',')}`;
   if (el.dataset.key === key) return; // unchanged: keep the DOM (this runs on every move)
   el.dataset.key = key;
   el.replaceChildren();
   el.dataset.count = String(roles.length);
-  if (!roles.length) {
-    el.removeAttribute('aria-label');
-    return;
-  }
-  el.setAttribute('aria-label', `Captured: ${roles.map((r) => `${color} ${r}`).join(', ')}`);
+  if (!roles.length) return;
+  const said = document.createElement('span');
+  said.className = 'visually-hidden';
+  said.textContent = `Captured: ${roles.map((r) => `${color} ${r}`).join(', ')}`;
+  el.appendChild(said);
   const svgNs = 'http://www.w3.org/2000/svg';
   for (const role of roles) {
     const svg = document.createElementNS(svgNs, 'svg');

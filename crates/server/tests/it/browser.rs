@@ -453,6 +453,8 @@ async fn play_until_end(
         } else {
             &mut *b
         };
+        // Resign asks for a second click.
+        mover.click("#resign").await;
         mover.click("#resign").await;
         ended = format!("{} resigned", game.turn);
     }
