@@ -21,8 +21,12 @@ function finger(name) {
 export async function ratingText(name, variant) {
   if (!name) return '';
   const info = await finger(name);
-  const r = info && (info.ratings || []).find((x) => x.variant === variant);
-  if (!r || r.rating == null) return '';
+  // Guests have no rating, and the computer plays unrated games only.
+  if (!info || !info.registered || /^computer-level-/i.test(name)) return '';
+  const r = (info.ratings || []).find((x) => x.variant === variant);
+  // A registered player who has not played this variant rated yet starts at 1500,
+  // provisional (`1500?`, as lichess writes it).
+  if (!r || r.rating == null) return `${START_RATING}?`;
   return `${Math.round(r.rating)}${r.provisional ? '?' : ''}`;
 }
 
