@@ -44,6 +44,17 @@ if [ ! -x /usr/bin/chromedriver ]; then
   apt-get update && apt-get install -y chromium chromium-driver
 fi
 
+# axe-core (the browser tests inject it: crates/server/tests/it/axe.rs) and Lighthouse
+# (scripts/lighthouse.sh), pinned by tests/browser/package-lock.json. Offline once installed:
+# `npm ci` runs only when what is installed is not what package.json asks for.
+if ! command -v npm >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update && apt-get install -y nodejs npm
+fi
+if ! (cd tests/browser && npm ls --depth=0 >/dev/null 2>&1); then
+  (cd tests/browser && npm ci --no-audit --no-fund)
+fi
+
 cargo test --workspace --all-targets
 
 # The HTTP API against its OpenAPI document (schemathesis, against the real server).

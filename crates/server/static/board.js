@@ -1,148 +1,95 @@
 // One board renderer for every variant, driven only by the rules snapshot the server sends
-// (`crates/rules/src/snapshot.rs`): the boards with their sizes, labels, holes and zones, the pieces
-// with their stats and marks, the last action, check and the legal actions. Input is
-// click-click or drag and drop with pointer events (mouse, pen and touch alike).
+// (`crates/rules/src/snapshot.rs`): the boards with their sizes, labels, holes and zones, the
+// pieces with their stats and marks, the last action, check and the legal actions. Input is
+// click-click or drag and drop with pointer events (mouse, pen and touch alike), or the
+// keyboard: each board is an ARIA grid with one roving tab stop, arrow keys move the focus
+// and Enter or Space acts as a click. How legal actions become clicks is in board-actions.js;
+// the markup of a board is in board-draw.js.
 //
-// How legal actions become clicks (the machine notation of every variant, docs/rules/*.md):
-// - The square tokens of an action are the substrings matching /[a-z][0-9]{1,2}/ that name
-//   a square of one of the boards (`e4`, `a10`, Duel squares `x1`..`z3`). The first is the
-//   square of the piece that acts, the second its target. Tokens naming no square (a Chazz
-//   self-destruct `a1a0`) and actions without two on-board tokens (`pass`, Davey Drehs'
-//   `return:c1` and `heal:e1`) are "special": they get buttons of their own.
-// - Actions are grouped by (first, second) token. When a group has one action, dropping or
-//   clicking on the target plays it. When it has several, a picker opens: their third square
-//   tokens (a Duel `@x1` placement, a `>c3` return square, the attack square of a Davey Drehs
-//   `g1@d6xe8` teleport) are highlighted on the board to be clicked, and every candidate also
-//   has a button, labelled from its separators and suffix: a trailing letter is a promotion
-//   (`a7a8q`), `x` an attack, `@` a teleport or placement, `^` a cannon shot, `>` a return,
-//   `/` a Davey Drehs pair of pawns the action declares (`e3e4/d4e4`: "pair d4–e4").
+// Beyond playing on one's turn, the view can take a premove (`setPremoveEnabled`): while the
+// board is not interactive, the player's own pieces may be picked up and dropped on any square
+// of their board, and the page is told (`onPremove`); which legal actions a premove stands for
+// once the turn comes is `premoveActions`. A new position that follows the shown one by one
+// action slides the moved pieces from where they stood (a Web Animation of the piece group's
+// CSS transform): the DOM holds the new position at once, so neither input nor what tests
+// read waits for it.
 
-import { pieceSvg } from './pieces.js';
+import { actionsBetween, parseActions } from './board-actions.js';
+import { boardMarkup, boardName, CELL, legendElement, squarePos } from './board-draw.js';
+import { ROLE_NAMES } from './pieces.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-const CELL = 100;
-const SQUARE_RE = /[a-z][0-9]{1,2}/g;
-const PROMOTION_NAMES = { q: 'Queen', r: 'Rook', b: 'Bishop', n: 'Knight', k: 'King', d: 'Dabbabah' };
+export { esc, parseActions, squareIndex } from './board-actions.js';
 
-/// Escapes text for HTML and SVG markup.
-export function esc(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[c]);
+const ANIMATION_MS = 150;
+/// More pieces than this changing place is no single action to animate (a resynchronisation).
+const MAX_ANIMATED = 4;
+
+function reducedMotion() {
+  return !!window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
-/// The square name of file index f and rank index r on a board.
-function squareName(board, f, r) {
-  return board.file_labels[f].toLowerCase() + board.rank_labels[r];
-}
-
-/// Map from square name to board id, for every square that exists.
-export function squareIndex(boards) {
-  const index = new Map();
-  for (const board of boards) {
-    const holes = new Set(board.holes);
-    for (let f = 0; f < board.files; f++) {
-      for (let r = 0; r < board.ranks; r++) {
-        const name = squareName(board, f, r);
-        if (!holes.has(name)) index.set(name, board.id);
-      }
-    }
+/// The pieces an action moved on their board, as {board, from, to}: each piece standing where
+/// it did not stand before is matched with a piece of its colour on its board that is gone
+/// from where it stood, the same role first and a highlighted square of the action first
+/// (so a promotion matches its pawn), never across boards.
+export function movedPieces(before, after, lastSquares) {
+  const key = (p) => `${p.board} ${p.square}`;
+  const same = (a, b) => !!a && !!b && a.color === b.color && a.role === b.role;
+  const was = new Map(before.map((p) => [key(p), p]));
+  const now = new Map(after.map((p) => [key(p), p]));
+  const appeared = after.filter((p) => !same(was.get(key(p)), p));
+  const vanished = before.filter((p) => !same(now.get(key(p)), p));
+  const marked = new Set((lastSquares || []).map(key));
+  const moves = [];
+  for (const p of appeared) {
+    const pool = vanished.filter((q) => q.board === p.board && q.color === p.color);
+    const pick = pool.find((q) => q.role === p.role && marked.has(key(q)))
+      || pool.find((q) => q.role === p.role)
+      || pool.find((q) => marked.has(key(q)));
+    if (!pick) continue;
+    vanished.splice(vanished.indexOf(pick), 1);
+    moves.push({ board: p.board, from: pick.square, to: p.square });
   }
-  return index;
-}
-
-/// Splits legal actions into board actions (with from, to and extra squares) and special
-/// actions (buttons). See the comment at the top of this file.
-export function parseActions(snapshot) {
-  const index = squareIndex(snapshot.boards);
-  const board = [];
-  const special = [];
-  for (const action of snapshot.legal_actions || []) {
-    const tokens = [];
-    if (!action.includes(':')) {
-      for (const m of action.matchAll(SQUARE_RE)) tokens.push({ square: m[0], at: m.index });
-    }
-    const onBoard = tokens.every((t) => index.has(t.square));
-    if (tokens.length < 2 || !onBoard) {
-      special.push({ action, label: specialLabel(action, tokens, snapshot) });
-      continue;
-    }
-    const [from, to, ...extra] = tokens;
-    const last = extra.length ? extra[extra.length - 1] : to;
-    const suffix = action.slice(last.at + last.square.length);
-    board.push({
-      action,
-      from: from.square,
-      to: to.square,
-      extra: extra.map((t) => t.square),
-      suffix,
-      label: candidateLabel(action, from, to, extra, suffix, index),
-    });
-  }
-  // A Davey Drehs pawn forming a row of pawns: the plain action beside declared pairings
-  // (`e3e4/d4e4`) pairs from the a-file side, and its label says so.
-  for (const a of board) {
-    const declared = board.some((b) => b.from === a.from && b.to === a.to && b.action.includes('/'));
-    if (declared && !a.action.includes('/')) a.label += ', pawns pair from the a-file side';
-  }
-  return { board, special, index };
-}
-
-function specialLabel(action, tokens, snapshot) {
-  if (action === 'pass') return 'Pass';
-  const [word, square] = action.split(':');
-  if (square) {
-    const piece = (snapshot.pieces || []).find((p) => p.square === square);
-    if (word === 'heal') return `Heal the king on ${square}`;
-    if (word === 'return') return `Return the bishop to ${square}`;
-    return `${word} ${square}${piece ? '' : ''}`;
-  }
-  if (tokens.length === 2) return `Self-destruct the pawn on ${tokens[0].square}`;
-  return action;
-}
-
-function candidateLabel(action, from, to, extra, suffix, index) {
-  const between = action.slice(from.at + from.square.length, to.at);
-  const parts = [];
-  if (between === '@') parts.push(`Teleport to ${to.square}`);
-  else if (between === '^') parts.push(`Cannon shot at ${to.square}`);
-  else if (between === 'x') parts.push(`Attack ${to.square}`);
-  else parts.push(`Move to ${to.square}`);
-  let cursor = to.at + to.square.length;
-  for (const t of extra) {
-    const sep = action.slice(cursor, t.at);
-    const board = index.get(t.square);
-    const name = board === 'main' ? t.square : t.square.toUpperCase();
-    if (sep === '@') parts.push(`place the captured piece on ${name}`);
-    else if (sep === '>') parts.push(`return to ${name}`);
-    else if (sep === 'x') parts.push(`then attack ${name}`);
-    else if (sep === '/') parts.push(`pair ${name}`);
-    else if (sep === '' && /^pair \S+$/.test(parts[parts.length - 1])) parts[parts.length - 1] += `–${name}`;
-    else parts.push(name);
-    cursor = t.at + t.square.length;
-  }
-  if (suffix) parts.push(`promote to ${PROMOTION_NAMES[suffix.toLowerCase()] || suffix}`);
-  return parts.join(', ');
+  return moves;
 }
 
 /// An interactive view of all the boards of a snapshot.
 export class BoardView {
   /// `container`: the element the boards go in. `options.onAction(machine)` is called when
   /// the player picks a complete action; `options.picker` and `options.specials` are elements
-  /// for the picker and the special-action buttons.
+  /// for the picker and the special-action buttons; `options.onPremove({board, from, to})`
+  /// and `options.onPremoveCancel()` report premoves.
   constructor(container, options = {}) {
     this.container = container;
     this.options = options;
     this.orientation = 'white';
     this.snapshot = null;
     this.interactive = false;
-    this.selected = null;
+    this.selected = null; // the square of the piece picked up
+    this.teleport = false; // whether the selected piece's teleports are offered instead of its moves
     this.pending = null; // candidates of an open picker
     this.drag = null;
+    this.player = null;
+    this.premoveEnabled = false;
+    this.premove = null; // the premove shown
+    this.focus = null; // {board, square} of the cell holding the tab stop
+    this.skipAnimation = false;
+    this.animations = [];
+    this.lastAnimation = []; // what the last update slid, for the tests
+    // For the browser tests and curious people, as the game page's `window.oddboard`.
+    container.boardView = this;
     window.addEventListener('resize', () => this.layout());
+    // The container's width also changes without a window resize (a scrollbar appearing as
+    // the page grows): lay out again then, or the board would overflow by the scrollbar.
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        if (this.container.clientWidth !== this.laidOutWidth) this.layout();
+      }).observe(container);
+    }
   }
 
   setOrientation(color) {
+    if (color !== this.orientation) this.skipAnimation = true;
     this.orientation = color;
     if (this.snapshot) this.draw();
   }
@@ -151,179 +98,193 @@ export class BoardView {
     this.setOrientation(this.orientation === 'white' ? 'black' : 'white');
   }
 
-  /// Shows a snapshot. `interactive`: whether the viewer may act now.
-  update(snapshot, interactive) {
+  /// Shows a snapshot. `interactive`: whether the viewer may act now. `animate`: whether a
+  /// position one action after the shown one slides its moved pieces there.
+  update(snapshot, interactive, { animate = true } = {}) {
+    const before = this.snapshot;
+    const slide = animate && !this.skipAnimation && !!before && !!snapshot.last_action
+      && before.variant === snapshot.variant && snapshot.ply === before.ply + 1 && !reducedMotion();
+    this.skipAnimation = false;
     this.snapshot = snapshot;
     this.interactive = !!interactive;
     this.parsed = parseActions(snapshot);
     this.selected = null;
+    this.teleport = false;
     this.closePicker();
     this.draw();
     this.drawSpecials();
+    this.lastAnimation = slide ? this.slide(before) : [];
+  }
+
+  /// Whose pieces may be premoved (a colour, or null for none).
+  setPlayer(color) {
+    this.player = color || null;
+  }
+
+  /// Whether the player may set a premove while the board is not interactive.
+  setPremoveEnabled(enabled) {
+    this.premoveEnabled = !!enabled;
+    if (!this.premoveEnabled && this.selected && !this.interactive) this.deselect();
+  }
+
+  /// Highlights a premove ({board, from, to}), or none.
+  showPremove(premove) {
+    this.premove = premove || null;
+    if (this.snapshot) this.highlight();
+  }
+
+  /// The legal actions of `rules` from `p.from` to `p.to` on `p.board`, found as a click
+  /// finds them, the most ordinary first (a plain move before a teleport, a queen first).
+  premoveActions(p, rules) {
+    if (!p || !rules) return [];
+    return actionsBetween(parseActions(rules), p.from, p.to, p.board).map((a) => a.action);
   }
 
   draw() {
     const snap = this.snapshot;
+    const active = document.activeElement;
+    const hadFocus = !!active && this.container.contains(active) && active.getAttribute('role') === 'gridcell';
+    this.cancelAnimations();
     this.container.replaceChildren();
     this.svgs = new Map();
     for (const board of snap.boards) {
       const wrap = document.createElement('div');
       wrap.className = `board-wrap board-${board.id}`;
+      if (snap.boards.length > 1) {
+        const caption = document.createElement('p');
+        caption.className = 'board-caption';
+        caption.id = `board-caption-${board.id}`;
+        caption.textContent = boardName(board, snap.boards.length);
+        wrap.appendChild(caption);
+      }
       const svg = this.drawBoard(board);
       wrap.appendChild(svg);
+      const legend = legendElement(board);
+      if (legend) wrap.appendChild(legend);
       this.container.appendChild(wrap);
       this.svgs.set(board.id, svg);
     }
     this.layout();
+    this.placeTabStops();
     this.highlight();
+    if (hadFocus) this.focusCell(this.focus, false);
   }
 
   /// Sizes the boards to the space there is: the main board as large as fits, side boards at
-  /// the same square size, beside it on wide screens and below it on narrow ones.
+  /// the same square size, beside it or below it, whichever gives larger squares. The page
+  /// may tune it with CSS variables on the container: `--board-reserve` (px of the window's
+  /// height kept for the rest of the page, 200) and `--board-max-cell` (largest square, px).
   layout() {
     if (!this.snapshot || !this.svgs) return;
     const main = this.snapshot.boards[0];
     const side = this.snapshot.boards.slice(1);
+    const style = getComputedStyle(this.container);
+    const reserve = parseFloat(style.getPropertyValue('--board-reserve')) || 200;
+    const maxCell = parseFloat(style.getPropertyValue('--board-max-cell')) || 110;
     const width = this.container.clientWidth || window.innerWidth;
-    const sideFiles = side.reduce((n, b) => Math.max(n, b.files), 0);
-    const wide = width > 640 && sideFiles > 0;
-    const availW = wide ? width - 24 : width;
-    const availH = Math.max(240, window.innerHeight - 200);
-    // Stacked (narrow screens): the side boards go below, so they share the height.
+    this.laidOutWidth = this.container.clientWidth;
+    const sideFiles = side.reduce((n, b) => n + b.files, 0);
     const sideRanks = side.reduce((n, b) => Math.max(n, b.ranks), 0);
-    const rows = wide ? main.ranks : main.ranks + sideRanks;
-    const cell = Math.max(18, Math.floor(Math.min(availW / (main.files + (wide ? sideFiles : 0)), availH / rows, 72)));
+    // Captions and legends take height too: all of them when stacked, the tallest beside.
+    const extras = [...this.container.querySelectorAll('.board-wrap')].map((w) => [...w.children]
+      .filter((c) => c.tagName.toLowerCase() !== 'svg').reduce((h, c) => h + c.offsetHeight, 0));
+    const fit = (beside) => {
+      const extra = beside ? Math.max(0, ...extras) : extras.reduce((a, b) => a + b, 0);
+      const availH = Math.max(240, window.innerHeight - reserve - extra);
+      // Beside: the flex gap (12 px) between boards, and a little room for rounding.
+      const availW = beside ? width - 12 * side.length - 4 : width;
+      const files = beside ? main.files + sideFiles : Math.max(main.files, sideFiles);
+      const rows = beside ? Math.max(main.ranks, sideRanks) : main.ranks + sideRanks;
+      return Math.floor(Math.min(availW / files, availH / rows, maxCell));
+    };
+    const cell = Math.max(18, side.length ? Math.max(fit(true), fit(false)) : fit(false));
     for (const board of this.snapshot.boards) {
       const svg = this.svgs.get(board.id);
       svg.style.width = `${board.files * cell}px`;
       svg.style.height = `${board.ranks * cell}px`;
+      // The legend and caption wrap within their board's width.
+      svg.parentElement.style.maxWidth = `${board.files * cell}px`;
     }
-  }
-
-  /// Screen position (in board units) of a square.
-  pos(board, f, r) {
-    const flipped = this.orientation === 'black';
-    const x = flipped ? board.files - 1 - f : f;
-    const y = flipped ? r : board.ranks - 1 - r;
-    return [x * CELL, y * CELL];
   }
 
   drawBoard(board) {
     const snap = this.snapshot;
-    const svg = document.createElementNS(SVG_NS, 'svg');
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', `0 0 ${board.files * CELL} ${board.ranks * CELL}`);
     svg.setAttribute('class', `board ${board.checkered ? 'checkered' : 'plain'}`);
     svg.setAttribute('role', 'grid');
-    svg.setAttribute('aria-label', board.id === 'main' ? 'Main board' : `${board.id} board`);
+    if (snap.boards.length > 1) svg.setAttribute('aria-labelledby', `board-caption-${board.id}`);
+    else svg.setAttribute('aria-label', boardName(board, 1));
     svg.dataset.board = board.id;
-    const holes = new Set(board.holes);
-    const zoneOf = new Map();
-    for (const zone of board.zones || []) {
-      for (const sq of zone.squares) zoneOf.set(sq, zone);
-    }
-    const squares = [];
-    const labels = [];
-    for (let f = 0; f < board.files; f++) {
-      for (let r = 0; r < board.ranks; r++) {
-        const name = squareName(board, f, r);
-        const [x, y] = this.pos(board, f, r);
-        if (holes.has(name)) {
-          squares.push(`<rect class="hole" x="${x}" y="${y}" width="${CELL}" height="${CELL}"/>`);
-          continue;
-        }
-        const dark = board.checkered ? (f + r) % 2 === 0 : false;
-        const zone = zoneOf.get(name);
-        const zoneClass = zone ? ` zone-${esc(zone.kind)} zone-${esc(zone.color || 'none')}` : '';
-        squares.push(`<rect class="sq ${dark ? 'dark' : 'light'}${zoneClass}" data-board="${esc(board.id)}" data-square="${esc(name)}" x="${x}" y="${y}" width="${CELL}" height="${CELL}" role="gridcell" aria-label="${esc(board.id === 'main' ? name : name.toUpperCase())}"/>`);
-        const bottom = this.orientation === 'black' ? r === board.ranks - 1 : r === 0;
-        const left = this.orientation === 'black' ? f === board.files - 1 : f === 0;
-        if (bottom) labels.push(`<text class="coord file" x="${x + CELL - 6}" y="${y + CELL - 6}" text-anchor="end">${esc(board.file_labels[f])}</text>`);
-        if (left) labels.push(`<text class="coord rank" x="${x + 5}" y="${y + 20}">${esc(board.rank_labels[r])}</text>`);
-      }
-    }
-    const pieces = (snap.pieces || []).filter((p) => p.board === board.id).map((p) => this.pieceMarkup(board, p));
-    svg.innerHTML = `<g class="squares">${squares.join('')}</g><g class="coords">${labels.join('')}</g><g class="marks"></g><g class="pieces">${pieces.join('')}</g><g class="targets"></g>`;
+    const pieces = (snap.pieces || []).filter((p) => p.board === board.id);
+    svg.innerHTML = boardMarkup(board, pieces, this.orientation);
     svg.addEventListener('pointerdown', (e) => this.onPointerDown(e, board));
     svg.addEventListener('pointermove', (e) => this.onPointerMove(e));
     svg.addEventListener('pointerup', (e) => this.onPointerUp(e));
     svg.addEventListener('pointercancel', () => this.cancelDrag());
+    svg.addEventListener('keydown', (e) => this.onKeyDown(e, board));
+    svg.addEventListener('focusin', (e) => this.onFocusIn(e, board));
+    svg.addEventListener('focusout', () => { svg.querySelector('.focus-layer').replaceChildren(); });
     return svg;
   }
 
-  coords(board, square) {
-    for (let f = 0; f < board.files; f++) {
-      for (let r = 0; r < board.ranks; r++) {
-        if (squareName(board, f, r) === square) return this.pos(board, f, r);
-      }
-    }
-    return null;
+  boardOf(id) {
+    return this.snapshot.boards.find((b) => b.id === id);
   }
 
-  pieceMarkup(board, p) {
-    const at = this.coords(board, p.square);
-    if (!at) return '';
-    const [x, y] = at;
-    const marks = p.marks || [];
-    let extra = '';
-    if (p.stats) {
-      const s = p.stats;
-      const frac = s.max_life ? Math.max(0, Math.min(1, s.life / s.max_life)) : 0;
-      const tone = frac > 0.6 ? 'good' : frac > 0.3 ? 'mid' : 'low';
-      extra += `<rect class="life-bg" x="${x + 8}" y="${y + 88}" width="84" height="9" rx="2"/>`
-        + `<rect class="life ${tone}" x="${x + 8}" y="${y + 88}" width="${(84 * frac).toFixed(1)}" height="9" rx="2"/>`
-        + `<text class="life-text" x="${x + 50}" y="${y + 96}" text-anchor="middle">${s.life}/${s.max_life}</text>`
-        + `<path class="armor" d="M${x + 4} ${y + 4} h22 v12 c0 8 -6 12 -11 15 c-5 -3 -11 -7 -11 -15 z"/>`
-        + `<text class="armor-text" x="${x + 15}" y="${y + 20}" text-anchor="middle">${s.armor}</text>`;
-      if (s.ears > 0) {
-        extra += `<g class="ears"><circle cx="${x + 86}" cy="${y + 12}" r="10"/><text x="${x + 86}" y="${y + 16}" text-anchor="middle">${s.ears}</text></g>`;
-      }
-    }
-    if (marks.includes('black_necklace')) extra += `<circle class="necklace" cx="${x + 50}" cy="${y + 48}" r="33"/>`;
-    if (marks.includes('dyad')) extra += `<text class="badge" x="${x + 86}" y="${y + 80}" text-anchor="middle">2</text>`;
-    if (marks.includes('frozen')) extra += `<rect class="frozen" x="${x + 2}" y="${y + 2}" width="96" height="96" rx="6"/>`;
-    if (marks.includes('returned')) extra += `<text class="badge" x="${x + 12}" y="${y + 80}" text-anchor="middle">↩</text>`;
-    if (marks.includes('promoted')) extra += `<text class="badge" x="${x + 88}" y="${y + 80}" text-anchor="middle">★</text>`;
-    const stats = p.stats ? `, ${p.stats.life} of ${p.stats.max_life} life, armor ${p.stats.armor}, ${p.stats.ears} ears` : '';
-    const marksText = marks.length ? `, ${marks.join(', ')}` : '';
-    const scale = p.stats ? 80 : 90;
-    const off = (100 - scale) / 2;
-    return `<g class="piece" data-board="${esc(p.board)}" data-square="${esc(p.square)}" data-color="${esc(p.color)}" data-role="${esc(p.role)}" aria-label="${esc(`${p.color} ${p.role} on ${p.square}${stats}${marksText}`)}" role="img">`
-      + pieceSvg(p.role, p.color, x + off, y + (p.stats ? 2 : off), scale) + extra + '</g>';
-  }
-
-  /// Redraws highlights: last action, check, selection and legal targets.
+  /// Redraws highlights: last action, check, premove, selection and legal targets; marks the
+  /// selected cell and the targets' names for assistive technology.
   highlight() {
     const snap = this.snapshot;
+    const targetSquares = this.shownTargets();
     for (const [id, svg] of this.svgs) {
-      const board = snap.boards.find((b) => b.id === id);
+      const board = this.boardOf(id);
       const marks = [];
       const targets = [];
       const mark = (square, cls) => {
-        const at = this.coords(board, square);
+        const at = squarePos(board, square, this.orientation);
         if (at) marks.push(`<rect class="${cls}" x="${at[0]}" y="${at[1]}" width="${CELL}" height="${CELL}"/>`);
       };
       for (const s of snap.last_action?.squares || []) if (s.board === id) mark(s.square, 'last');
       for (const s of snap.check || []) if (s.board === id) mark(s.square, 'check');
-      if (this.selected && this.parsed.index.get(this.selected) === id) mark(this.selected, 'selected');
-      const targetSquares = new Set();
-      if (this.pending) {
-        for (const c of this.pending) for (const sq of c.extra.slice(-1)) targetSquares.add(sq);
-      } else if (this.selected) {
-        for (const a of this.parsed.board) if (a.from === this.selected) targetSquares.add(a.to);
+      if (this.premove && this.premove.board === id) {
+        mark(this.premove.from, 'premove');
+        mark(this.premove.to, 'premove');
       }
+      if (this.selected && this.parsed.index.get(this.selected) === id) mark(this.selected, 'selected');
       for (const sq of targetSquares) {
         if (this.parsed.index.get(sq) !== id) continue;
-        const at = this.coords(board, sq);
+        const at = squarePos(board, sq, this.orientation);
         if (!at) continue;
         const occupied = snap.pieces.some((p) => p.board === id && p.square === sq);
-        const cls = this.pending ? 'pick-target' : 'target';
+        const cls = `${this.pending ? 'pick-target' : 'target'}${this.teleport ? ' teleport' : ''}`;
         targets.push(occupied
           ? `<circle class="${cls} ring" data-board="${id}" data-square="${sq}" cx="${at[0] + 50}" cy="${at[1] + 50}" r="44"/>`
           : `<circle class="${cls} dot" data-board="${id}" data-square="${sq}" cx="${at[0] + 50}" cy="${at[1] + 50}" r="15"/>`);
       }
       svg.querySelector('.marks').innerHTML = marks.join('');
       svg.querySelector('.targets').innerHTML = targets.join('');
+      for (const cell of svg.querySelectorAll('rect.sq')) {
+        const square = cell.dataset.square;
+        if (!cell.dataset.name) cell.dataset.name = cell.getAttribute('aria-label');
+        const target = targetSquares.has(square);
+        cell.setAttribute('aria-label', target ? `${cell.dataset.name}, ${this.pending ? 'pick' : 'target'}` : cell.dataset.name);
+        cell.setAttribute('aria-selected', String(square === this.selected));
+      }
     }
+  }
+
+  /// The squares to mark as targets: the picker's squares, or the selected piece's targets.
+  shownTargets() {
+    const squares = new Set();
+    if (this.pending) {
+      for (const c of this.pending) squares.add(c.extra.length ? c.extra[c.extra.length - 1] : c.to);
+      // The destination itself picks the candidate without extra squares, when there is one.
+      if (!this.pending.some((c) => !c.extra.length)) squares.delete(this.pending[0].to);
+    } else if (this.selected && this.interactive) {
+      for (const sq of this.targetsOf(this.selected)) squares.add(sq);
+    }
+    return squares;
   }
 
   drawSpecials() {
@@ -332,15 +293,55 @@ export class BoardView {
     el.replaceChildren();
     if (!this.interactive) return;
     for (const s of this.parsed.special) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'special-action';
-      button.dataset.action = s.action;
-      button.textContent = s.label;
-      button.setAttribute('aria-label', s.label);
-      button.addEventListener('click', () => this.play(s.action));
-      el.appendChild(button);
+      el.appendChild(this.button('special-action', s.label, () => this.play(s.action), s.action));
     }
+    const teleports = this.selected && this.parsed.board.some((a) => a.from === this.selected && a.teleport);
+    if (teleports) {
+      const piece = this.snapshot.pieces.find((p) => p.square === this.selected);
+      const role = piece ? ROLE_NAMES[piece.role] || piece.role : 'piece';
+      const toggle = this.button('special-action teleport-toggle', `Teleport the ${role} on ${this.selected} (T)`, () => this.toggleTeleport());
+      toggle.dataset.mode = 'teleport';
+      toggle.setAttribute('aria-pressed', String(this.teleport));
+      toggle.title = 'Teleport to any empty square (the piece keeps 1 life point), then attack from there if you like';
+      el.appendChild(toggle);
+    }
+  }
+
+  button(cls, label, onClick, action) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = cls;
+    if (action) b.dataset.action = action;
+    b.textContent = label;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  /// Offers the selected piece's teleports instead of its ordinary moves, or back.
+  toggleTeleport() {
+    if (!this.selected) return;
+    const has = (teleport) => this.parsed.board.some((a) => a.from === this.selected && a.teleport === teleport);
+    if (!has(!this.teleport)) return;
+    this.teleport = !this.teleport;
+    this.closePicker();
+    this.highlight();
+    this.drawSpecials();
+  }
+
+  select(square) {
+    this.selected = square;
+    // A piece with teleports only (its ordinary moves all blocked) starts in teleport mode.
+    const plain = this.parsed.board.some((a) => a.from === square && !a.teleport);
+    this.teleport = !plain && this.interactive;
+    this.highlight();
+    this.drawSpecials();
+  }
+
+  deselect() {
+    this.selected = null;
+    this.teleport = false;
+    this.highlight();
+    this.drawSpecials();
   }
 
   squareAt(e) {
@@ -353,11 +354,19 @@ export class BoardView {
     return this.interactive && this.parsed.board.some((a) => a.from === square);
   }
 
-  onPointerDown(e, board) {
-    const hit = e.target.closest('[data-square]');
-    if (!hit) return;
-    const square = hit.dataset.square;
-    e.preventDefault();
+  /// Whether a premove may start from `square`: one of the player's own pieces while the
+  /// board waits for the other side.
+  premovable(square) {
+    if (this.interactive || !this.premoveEnabled || !this.player) return false;
+    return this.snapshot.pieces.some((p) => p.square === square && p.color === this.player);
+  }
+
+  /// A click (or Enter) on a square: what it does depends on what is picked up.
+  clickSquare(boardId, square) {
+    if (!this.interactive) {
+      this.clickPremove(boardId, square);
+      return;
+    }
     if (this.pending) {
       this.pickSquare(square);
       return;
@@ -367,16 +376,45 @@ export class BoardView {
       return;
     }
     if (this.movable(square)) {
-      this.selected = square;
-      this.highlight();
-      const pieceEl = this.svgs.get(board.id).querySelector(`.piece[data-square="${square}"]`);
-      if (pieceEl) {
-        this.drag = { from: square, board: board.id, el: pieceEl, startX: e.clientX, startY: e.clientY, moved: false };
-        try { e.currentTarget.setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
-      }
-    } else {
-      this.selected = null;
-      this.highlight();
+      if (this.selected !== square) this.select(square);
+    } else if (this.selected) {
+      this.deselect();
+    }
+  }
+
+  /// Premove input: pick up an own piece, drop it on any square of its board.
+  clickPremove(boardId, square) {
+    if (!this.premoveEnabled || !this.player) return;
+    if (this.selected) {
+      const from = this.selected;
+      if (square === from) { this.deselect(); return; }
+      if (this.premovable(square)) { this.select(square); return; }
+      this.deselect();
+      if (this.parsed.index.get(from) === boardId) this.setPremove({ board: boardId, from, to: square });
+      return;
+    }
+    if (this.premovable(square)) this.select(square);
+    else if (this.premove && this.options.onPremoveCancel) this.options.onPremoveCancel();
+  }
+
+  setPremove(p) {
+    if (this.options.onPremove) this.options.onPremove(p);
+  }
+
+  onPointerDown(e, board) {
+    const hit = e.target.closest('[data-square]');
+    if (!hit) return;
+    const square = hit.dataset.square;
+    e.preventDefault();
+    this.clickSquare(board.id, square);
+    // A drag starts from the piece just picked up (or already held).
+    const picked = this.selected === square && (this.interactive ? !this.pending : this.premoveEnabled);
+    if (!picked) return;
+    const pieceEl = this.svgs.get(board.id).querySelector(`.piece[data-square="${square}"]`);
+    if (pieceEl) {
+      this.cancelAnimations();
+      this.drag = { from: square, board: board.id, el: pieceEl, startX: e.clientX, startY: e.clientY, moved: false };
+      try { e.currentTarget.setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
     }
   }
 
@@ -402,9 +440,15 @@ export class BoardView {
     d.el.classList.remove('dragging');
     if (!d.moved) return; // a click: the piece stays selected
     const target = this.squareAt(e);
-    if (target && target.square !== d.from && this.targetsOf(d.from).has(target.square)) {
-      this.tryMove(d.from, target.square);
+    if (!target || target.square === d.from) return;
+    if (!this.interactive) {
+      if (this.selected === d.from && target.board === d.board) {
+        this.deselect();
+        this.setPremove({ board: d.board, from: d.from, to: target.square });
+      }
+      return;
     }
+    if (this.targetsOf(d.from).has(target.square)) this.tryMove(d.from, target.square);
   }
 
   cancelDrag() {
@@ -415,12 +459,13 @@ export class BoardView {
     this.drag = null;
   }
 
+  /// The squares the selected piece may go to in the mode shown (moves or teleports).
   targetsOf(from) {
-    return new Set(this.parsed.board.filter((a) => a.from === from).map((a) => a.to));
+    return new Set(this.parsed.board.filter((a) => a.from === from && a.teleport === this.teleport).map((a) => a.to));
   }
 
   tryMove(from, to) {
-    const candidates = this.parsed.board.filter((a) => a.from === from && a.to === to);
+    const candidates = actionsBetween(this.parsed, from, to).filter((a) => a.teleport === this.teleport);
     if (candidates.length === 1) {
       this.play(candidates[0].action);
     } else if (candidates.length > 1) {
@@ -434,32 +479,20 @@ export class BoardView {
     if (el) {
       el.replaceChildren();
       const title = document.createElement('p');
-      const squares = candidates.every((c) => c.extra.length);
+      const squares = candidates.some((c) => c.extra.length);
       title.textContent = squares ? 'Choose a highlighted square, or:' : 'Choose:';
       el.appendChild(title);
       for (const c of candidates) {
-        const b = document.createElement('button');
-        b.type = 'button';
-        b.className = 'pick';
-        b.dataset.action = c.action;
-        b.textContent = c.label;
-        b.setAttribute('aria-label', c.label);
-        b.addEventListener('click', () => this.play(c.action));
-        el.appendChild(b);
+        el.appendChild(this.button('pick', c.label, () => this.play(c.action), c.action));
       }
-      const cancel = document.createElement('button');
-      cancel.type = 'button';
-      cancel.textContent = 'Cancel';
-      cancel.className = 'cancel';
-      cancel.addEventListener('click', () => { this.closePicker(); this.highlight(); });
-      el.appendChild(cancel);
+      el.appendChild(this.button('cancel', 'Cancel', () => { this.closePicker(); this.highlight(); }));
       el.hidden = false;
     }
     this.highlight();
   }
 
   pickSquare(square) {
-    const chosen = this.pending.filter((c) => c.extra[c.extra.length - 1] === square);
+    const chosen = this.pending.filter((c) => (c.extra.length ? c.extra[c.extra.length - 1] : c.to) === square);
     if (chosen.length === 1) this.play(chosen[0].action);
   }
 
@@ -473,8 +506,113 @@ export class BoardView {
 
   play(action) {
     this.selected = null;
+    this.teleport = false;
     this.closePicker();
     this.highlight();
+    this.drawSpecials();
     if (this.options.onAction) this.options.onAction(action);
   }
+
+  // Keyboard ---------------------------------------------------------------------------------
+
+  /// The cell element of {board, square} (a square or a hole).
+  cellEl(at) {
+    const svg = at && this.svgs.get(at.board);
+    if (!svg) return null;
+    return svg.querySelector(`[role="gridcell"][data-square="${at.square}"], [role="gridcell"][data-hole="${at.square}"]`);
+  }
+
+  /// One cell of each board holds the tab stop: the remembered one, else the bottom left.
+  placeTabStops() {
+    for (const [id, svg] of this.svgs) {
+      const remembered = this.focus && this.focus.board === id ? this.cellEl(this.focus) : null;
+      const rows = svg.querySelectorAll('.rank-row');
+      const cell = remembered || rows[rows.length - 1].firstElementChild;
+      cell.setAttribute('tabindex', '0');
+    }
+  }
+
+  focusCell(at, scroll = true) {
+    const cell = this.cellEl(at);
+    if (!cell) return;
+    const svg = this.svgs.get(at.board);
+    for (const other of svg.querySelectorAll('[role="gridcell"][tabindex="0"]')) other.setAttribute('tabindex', '-1');
+    cell.setAttribute('tabindex', '0');
+    cell.focus({ preventScroll: !scroll });
+  }
+
+  onFocusIn(e, board) {
+    const cell = e.target.closest('[role="gridcell"]');
+    if (!cell) return;
+    this.focus = { board: board.id, square: cell.dataset.square || cell.dataset.hole };
+    const x = cell.x.baseVal.value;
+    const y = cell.y.baseVal.value;
+    this.svgs.get(board.id).querySelector('.focus-layer').innerHTML = `<rect class="focus-ring" x="${x + 3}" y="${y + 3}" width="${CELL - 6}" height="${CELL - 6}" rx="4"/>`;
+  }
+
+  onKeyDown(e, board) {
+    const cell = e.target.closest('[role="gridcell"]');
+    if (!cell || e.altKey || e.ctrlKey || e.metaKey) return;
+    const svg = this.svgs.get(board.id);
+    const rows = [...svg.querySelectorAll('.rank-row')];
+    const row = rows.indexOf(cell.parentElement);
+    const col = [...cell.parentElement.children].indexOf(cell);
+    const moves = {
+      ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1], ArrowUp: [row - 1, col], ArrowDown: [row + 1, col],
+      Home: [row, 0], End: [row, board.files - 1], PageUp: [0, col], PageDown: [board.ranks - 1, col],
+    };
+    let handled = true;
+    if (e.key in moves) {
+      const [r, c] = moves[e.key];
+      const next = rows[Math.max(0, Math.min(rows.length - 1, r))].children[Math.max(0, Math.min(board.files - 1, c))];
+      this.focusCell({ board: board.id, square: next.dataset.square || next.dataset.hole });
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      if (cell.dataset.square) this.clickSquare(board.id, cell.dataset.square);
+    } else if (e.key === 'Escape') {
+      if (this.pending) { this.closePicker(); this.highlight(); } else if (this.selected) this.deselect();
+      else if (this.premove && this.options.onPremoveCancel) this.options.onPremoveCancel();
+    } else if (e.key === 't' || e.key === 'T') {
+      this.toggleTeleport();
+    } else {
+      handled = false;
+    }
+    // The page's own keys (the replay's arrows step through the moves) stay off the board.
+    if (handled) {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  }
+
+  // Animation --------------------------------------------------------------------------------
+
+  /// Slides the pieces the last action moved from where `before` had them; returns the moves.
+  slide(before) {
+    const moves = movedPieces(before.pieces || [], this.snapshot.pieces || [], this.snapshot.last_action.squares);
+    if (!moves.length || moves.length > MAX_ANIMATED) return [];
+    for (const m of moves) {
+      const board = this.boardOf(m.board);
+      const svg = this.svgs.get(m.board);
+      const el = svg && svg.querySelector(`.piece[data-square="${m.to}"]`);
+      const from = board && squarePos(board, m.from, this.orientation);
+      const to = board && squarePos(board, m.to, this.orientation);
+      if (!el || !from || !to || typeof el.animate !== 'function') continue;
+      // While it slides the piece lets clicks through to the squares under it.
+      el.classList.add('sliding');
+      const animation = el.animate(
+        [{ transform: `translate(${from[0] - to[0]}px, ${from[1] - to[1]}px)` }, { transform: 'translate(0px, 0px)' }],
+        { duration: ANIMATION_MS, easing: 'ease-out' },
+      );
+      const done = () => el.classList.remove('sliding');
+      animation.addEventListener('finish', done);
+      animation.addEventListener('cancel', done);
+      this.animations.push(animation);
+    }
+    return moves;
+  }
+
+  cancelAnimations() {
+    for (const a of this.animations) a.cancel();
+    this.animations = [];
+  }
 }
+

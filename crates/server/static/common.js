@@ -83,7 +83,39 @@ export function renderMoves(list, moves, current, onJump) {
   }
 }
 
-/// The dice of the last action and its effects, as list items.
+/// Pip positions of a die face, by value (a 100-unit face).
+const PIPS = {
+  1: [[50, 50]],
+  2: [[28, 28], [72, 72]],
+  3: [[28, 28], [50, 50], [72, 72]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]],
+  5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
+  6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]],
+};
+
+/// A die showing `value`: a square face with pips for dice of up to six sides (a d4 or d6
+/// shows its face as a die of six would), else the number on a many-sided die's outline.
+export function dieElement(dice, value) {
+  const [count, sides] = String(dice).split('d').map((n) => Number(n || 1));
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 100 100');
+  svg.setAttribute('class', `die ${dice}`);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `${dice} showing ${value}`);
+  svg.dataset.value = String(value);
+  const pips = count === 1 && sides <= 6 && PIPS[value];
+  if (pips) {
+    svg.innerHTML = '<rect class="face" x="4" y="4" width="92" height="92" rx="16"/>'
+      + pips.map(([x, y]) => `<circle class="pip" cx="${x}" cy="${y}" r="9"/>`).join('');
+  } else {
+    svg.innerHTML = '<path class="face" d="M50 3 L91 26 L91 74 L50 97 L9 74 L9 26 Z"/>'
+      + `<text class="number" x="50" y="64" text-anchor="middle">${esc(value)}</text>`;
+  }
+  return svg;
+}
+
+/// The dice of the last action, drawn as dice and grouped by what they decided ("damage:
+/// two dice = 3"), then its effects, as list items.
 export function renderRolls(el, last) {
   if (!el) return;
   el.replaceChildren();
@@ -93,10 +125,27 @@ export function renderRolls(el, last) {
   head.textContent = `${last.human}:`;
   el.appendChild(head);
   const ul = document.createElement('ul');
+  const groups = [];
   for (const r of last.rolls || []) {
+    const group = groups[groups.length - 1];
+    if (group && group.purpose === r.purpose) group.rolls.push(r);
+    else groups.push({ purpose: r.purpose, rolls: [r] });
+  }
+  for (const g of groups) {
     const li = document.createElement('li');
     li.className = 'roll';
-    li.textContent = `${r.purpose.replace(/_/g, ' ')}: ${r.dice} = ${r.value}`;
+    li.dataset.purpose = g.purpose;
+    const purpose = document.createElement('span');
+    purpose.className = 'roll-purpose';
+    purpose.textContent = `${g.purpose.replace(/_/g, ' ')}:`;
+    li.appendChild(purpose);
+    for (const r of g.rolls) li.appendChild(dieElement(r.dice, r.value));
+    if (g.rolls.length > 1) {
+      const total = document.createElement('span');
+      total.className = 'roll-total';
+      total.textContent = `= ${g.rolls.reduce((n, r) => n + r.value, 0)}`;
+      li.appendChild(total);
+    }
     ul.appendChild(li);
   }
   for (const e of last.effects || []) {

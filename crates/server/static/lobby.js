@@ -138,8 +138,9 @@ function handle(msg) {
 }
 
 // Seeks ------------------------------------------------------------------------------------
+/// "5+3", or "no clock" for the lobby's `0 0`.
 function seekClock(s) {
-  return `${s.time}+${s.inc}`;
+  return s.time === 0 && s.inc === 0 ? 'no clock' : `${s.time}+${s.inc}`;
 }
 
 function renderSeeks() {
@@ -197,7 +198,7 @@ function renderChallenges() {
   $('challenges-panel').hidden = list.length === 0;
   $('challenge-list').innerHTML = list.map((c) => {
     const incoming = c.to === me;
-    const terms = `${vname(c.variant)} ${c.time}+${c.inc} ${c.rated ? 'rated' : 'unrated'}${c.color ? `, ${c.from} plays ${c.color}` : ''}`;
+    const terms = `${vname(c.variant)} ${seekClock(c)} ${c.rated ? 'rated' : 'unrated'}${c.color ? `, ${c.from} plays ${c.color}` : ''}`;
     const buttons = incoming
       ? `<button type="button" data-challenge="${c.id}" data-do="accept" aria-label="Accept the challenge from ${esc(c.from)}">Accept</button>`
         + ` <button type="button" data-challenge="${c.id}" data-do="decline" aria-label="Decline the challenge from ${esc(c.from)}">Decline</button>`
@@ -213,17 +214,34 @@ $('challenge-list').addEventListener('click', async (e) => {
 });
 
 // The seek / challenge form ---------------------------------------------------------------------
-$('seek-untimed').addEventListener('change', (e) => {
-  $('seek-minutes').disabled = e.target.checked;
-  $('seek-increment').disabled = e.target.checked;
-});
+// The clock inputs' min, max and step are the server's bounds (the page fills them in); what
+// they cannot say is that a clock needs some minutes or some increment: `0+0` is refused by
+// the games API and means no clock to the lobby, which is the "No clock" box's to say.
+function clockInputs(prefix) {
+  const untimed = $(`${prefix}-untimed`);
+  const minutes = $(`${prefix}-minutes`);
+  const increment = $(`${prefix}-increment`);
+  const check = () => {
+    minutes.disabled = untimed.checked;
+    increment.disabled = untimed.checked;
+    const empty = !untimed.checked && Number(minutes.value) === 0 && Number(increment.value) === 0
+      && minutes.value !== '' && increment.value !== '';
+    minutes.setCustomValidity(empty ? 'A clock needs some minutes or an increment; tick "No clock" for none.' : '');
+  };
+  for (const input of [untimed, minutes, increment]) input.addEventListener('input', check);
+  untimed.addEventListener('change', check);
+  check();
+}
+clockInputs('seek');
 
 function terms() {
   const color = $('seek-color').value;
+  // `0 0` is the lobby's game without a clock.
+  const untimed = $('seek-untimed').checked;
   return {
     variant: $('seek-variant').value,
-    time: Number($('seek-minutes').value),
-    inc: Number($('seek-increment').value),
+    time: untimed ? 0 : Number($('seek-minutes').value),
+    inc: untimed ? 0 : Number($('seek-increment').value),
     rated: $('seek-rated').checked,
     color: color === 'random' ? null : color,
   };
@@ -235,10 +253,6 @@ $('seek-form').addEventListener('submit', async (e) => {
   try {
     if (!myName()) {
       status.textContent = 'Sign in or play as a guest first.';
-      return;
-    }
-    if ($('seek-untimed').checked) {
-      status.textContent = 'Seeks always have a clock; use a challenge link for a game without one.';
       return;
     }
     const opponent = $('seek-opponent').value.trim();
@@ -254,6 +268,8 @@ $('seek-form').addEventListener('submit', async (e) => {
 });
 
 $('link-submit').addEventListener('click', async () => {
+  // Not a submit button: the form's constraints are checked here.
+  if (!$('seek-form').reportValidity()) return;
   const untimed = $('seek-untimed').checked;
   const body = {
     variant: $('seek-variant').value,
@@ -277,10 +293,7 @@ $('computer-open').addEventListener('click', () => {
   computerDialog.showModal();
 });
 $('computer-cancel').addEventListener('click', () => computerDialog.close());
-$('computer-untimed').addEventListener('change', (e) => {
-  $('computer-minutes').disabled = e.target.checked;
-  $('computer-increment').disabled = e.target.checked;
-});
+clockInputs('computer');
 $('computer-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const body = {

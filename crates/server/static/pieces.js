@@ -1,7 +1,7 @@
 // The piece set: one SVG drawing per role on a 100x100 grid, filled by colour. Every role
 // of every variant (Chad's kings and queens are the ordinary king and queen drawings; Duel
-// Chess adds the Dabbabah, drawn as a siege engine). Drawn as plain shapes so that they stay
-// crisp at any size and need no image files.
+// Chess adds the Dabbabah, drawn as a wheeled siege engine). Drawn as plain shapes so that they
+// stay crisp at any size and need no image files.
 
 const SHAPES = {
   pawn: `
@@ -29,13 +29,19 @@ const SHAPES = {
     <path d="M46 4 h8 v8 h8 v8 h-8 v10 h-8 v-10 h-8 v-8 h8 z"/>
     <path d="M50 32 c-10 -10 -34 -8 -34 10 c0 14 12 22 14 30 h40 c2 -8 14 -16 14 -30 c0 -18 -24 -20 -34 -10 z"/>
     <rect x="24" y="74" width="52" height="13" rx="4"/>`,
+  // A siege engine seen from the side, wide and low on two wheels with its ram to the
+  // left: no tower and no battlements, so that it never reads as a rook.
   dabbabah: `
-    <path d="M30 14 h40 v8 h-6 v40 h14 v12 h-56 v-12 h14 v-40 h-6 z"/>
-    <path class="detail" d="M42 30 h16 M42 44 h16" fill="none" stroke-width="4"/>
-    <circle cx="30" cy="82" r="8"/><circle cx="70" cy="82" r="8"/><circle cx="50" cy="82" r="8"/>`,
+    <path d="M22 41 L55 19 L88 41 z"/>
+    <rect x="24" y="41" width="62" height="27" rx="3"/>
+    <rect x="11" y="49" width="15" height="10"/>
+    <path d="M3 54 l11 -11 v22 z"/>
+    <circle cx="39" cy="77" r="11"/><circle cx="72" cy="77" r="11"/>
+    <circle class="detail" cx="39" cy="77" r="3.5"/><circle class="detail" cx="72" cy="77" r="3.5"/>
+    <path class="detail line" d="M38 54 h34" stroke-width="4"/>`,
 };
 
-/// The letter used for a role in move lists and accessible names.
+/// The name of each role in accessible names.
 export const ROLE_NAMES = {
   pawn: 'pawn', knight: 'knight', bishop: 'bishop', rook: 'rook', queen: 'queen',
   king: 'king', dabbabah: 'dabbabah',
@@ -45,5 +51,5 @@ export const ROLE_NAMES = {
 export function pieceSvg(role, color, x, y, size = 100) {
   const shape = SHAPES[role] || `<circle cx="50" cy="50" r="30"/><text x="50" y="60" text-anchor="middle" font-size="30">${role[0] || '?'}</text>`;
   const scale = size / 100;
-  return `<g class="piece-shape ${color}" transform="translate(${x} ${y}) scale(${scale})">${shape}</g>`;
+  return `<g class="piece-shape ${color}" data-shape="${SHAPES[role] ? role : 'other'}" transform="translate(${x} ${y}) scale(${scale})">${shape}</g>`;
 }

@@ -121,8 +121,43 @@ fn variant_options() -> String {
         .collect()
 }
 
+/// The bounds of the lobby's clock and rating inputs, from the rules the server holds them
+/// to, so that what the forms let a person send is what the server accepts (a test posts
+/// each bound). The seek form's clock goes to a seek or match (whole minutes and seconds up
+/// to the lobby's `MAX_TIME` and `MAX_INC`, `0 0` for no clock) or to a challenge link (the
+/// games API's [`TimeControl::checked`]): it takes what both accept. The computer dialog
+/// posts to the games API only, which takes minutes in quarters down to its shortest clock
+/// (`MIN_INITIAL_MS`, a quarter of a minute). A clock of no minutes and no increment is
+/// refused by the page's script (the API refuses it; the lobby would take it as no clock,
+/// which is the "No clock" box's to say).
+///
+/// [`TimeControl::checked`]: crate::game::clock::TimeControl::checked
+fn lobby_bounds() -> [(&'static str, String); 7] {
+    use crate::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
+    use crate::game::lobby::{MAX_INC, MAX_RATING, MAX_TIME};
+    let api_minutes_max = MAX_INITIAL_MS / 60_000;
+    let api_increment_max = MAX_INCREMENT_MS / 1000;
+    [
+        (
+            "seek_minutes_max",
+            u64::from(MAX_TIME).min(api_minutes_max).to_string(),
+        ),
+        (
+            "seek_increment_max",
+            u64::from(MAX_INC).min(api_increment_max).to_string(),
+        ),
+        ("minutes_max", api_minutes_max.to_string()),
+        ("minutes_step", (MIN_INITIAL_MS as f64 / 60_000.0).to_string()),
+        ("increment_max", api_increment_max.to_string()),
+        ("rating_max", MAX_RATING.to_string()),
+        ("options", variant_options()),
+    ]
+}
+
 fn lobby_body() -> String {
-    fill(LOBBY, &[("options", &variant_options())])
+    let values = lobby_bounds();
+    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fill(LOBBY, &pairs)
 }
 
 fn game_body(game_id: Uuid) -> String {

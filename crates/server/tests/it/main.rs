@@ -4,10 +4,13 @@
 //! creates its own database from it); `scripts/test.sh` sets both up.
 
 mod analysis;
+mod axe;
 mod browser;
 mod browser_analysis;
 mod browser_computer;
 mod browser_game;
+mod browser_seek_form;
+mod browser_site;
 mod cli;
 mod computer;
 mod crash;

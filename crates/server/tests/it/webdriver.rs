@@ -133,6 +133,17 @@ impl Browser {
         .await
     }
 
+    /// Runs a Chrome DevTools Protocol command (chromedriver's `goog/cdp/execute`), such as
+    /// `Emulation.setEmulatedMedia` to make the page see a dark system theme.
+    pub async fn cdp(&mut self, cmd: &str, params: Value) -> Value {
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({ "cmd": cmd, "params": params })),
+        )
+        .await
+    }
+
     /// Waits until `script` returns something truthy, and returns it.
     pub async fn wait_for(&mut self, what: &str, script: &str, args: Value) -> Value {
         let deadline = Instant::now() + Duration::from_secs(15);

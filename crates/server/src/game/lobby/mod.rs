@@ -37,6 +37,8 @@ pub const MAX_SEEKS: usize = 3;
 /// Longest time and increment a seek or match may ask for (minutes, seconds).
 pub const MAX_TIME: u32 = 180;
 pub const MAX_INC: u32 = 180;
+/// The highest rating a seek's range may name (FICS's); the lowest is 0.
+pub const MAX_RATING: i64 = 9999;
 /// How many lines `history` shows.
 pub const HISTORY_LINES: i64 = 10;
 

@@ -6,11 +6,10 @@ use super::{LobbyState, Seek};
 use crate::game::clock::TimeControl;
 use crate::game::formula::ChallengeContext;
 use crate::game::lobby::{LobbyError, MAX_INC, MAX_TIME};
+/// Rating range bounds, as on FICS.
+pub(super) use crate::game::lobby::MAX_RATING;
 use crate::rules::{Color, Variant};
 use uuid::Uuid;
-
-/// Rating range bounds, as on FICS.
-pub(super) const MAX_RATING: i64 = 9999;
 
 /// The terms two seeks must share to pair: the single comparable key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
