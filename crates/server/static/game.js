@@ -360,13 +360,14 @@ function setPremove(p) {
 }
 
 /// Plays the premove now that the turn has come, when the position allows an action from its
-/// square to its target (a promotion becomes a queen where it can); drops it otherwise.
+/// square to its target; drops it otherwise.
 function playPremove() {
   const p = state.premove;
   if (!p || !premoveSupported) return false;
   setPremove(null);
-  const actions = board.premoveActions(p, state.game.rules) || [];
-  const choice = actions.find((a) => a === `${p.from}${p.to}`) || actions.find((a) => /q$/i.test(a)) || actions[0];
+  // The board lists the most ordinary action first (a plain move before a teleport, a queen
+  // before the other promotions).
+  const choice = (board.premoveActions(p, state.game.rules) || [])[0];
   if (!choice) return false;
   act(choice);
   return true;
@@ -384,6 +385,24 @@ function sizeBoards(rules) {
   root.dataset.boards = String(rules.boards.length);
 }
 
+/// The height the boards' captions and legends take beside the squares (the tallest board's),
+/// measured in the same task as the drawing, so that the board is sized once before it is
+/// painted.
+function measureExtras() {
+  let extra = 0;
+  for (const wrap of $('boards').children) {
+    let h = 0;
+    for (const child of wrap.children) {
+      if (child.tagName.toLowerCase() === 'svg') continue;
+      const style = getComputedStyle(child);
+      h += child.offsetHeight + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+    }
+    extra = Math.max(extra, h);
+  }
+  const value = `${extra}px`;
+  if (root.style.getPropertyValue('--board-extra') !== value) root.style.setProperty('--board-extra', value);
+}
+
 function render(full, { animate = true } = {}) {
   const g = state.game;
   if (full || state.flipped === null) {
@@ -398,6 +417,7 @@ function render(full, { animate = true } = {}) {
     board.setPremoveEnabled(playing() && !myTurn() && view === null);
   }
   board.update(shown, view === null && myTurn(), { animate: animate && view === null });
+  measureExtras();
   if (premoveSupported) board.showPremove(state.premove);
   renderPlayers();
   renderMoveList();

@@ -9,6 +9,7 @@
 //! the room, clocks at the board's edge, little layout shift, and screenshots of each to
 //! `target/screenshots/`.
 
+use super::axe::assert_no_serious_violations;
 use super::browser::{page_game, register, screenshots_dir, wait_ply};
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{Browser, Driver, CHROMEDRIVER};
@@ -278,6 +279,7 @@ async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Br
         json!([]),
     )
     .await;
+    assert_no_serious_violations(c, "the game page (a spectator)").await;
     let title = text_of(c, "#chat-title").await;
     assert!(title.contains("Spectators"), "{title}");
     say(c, "spectator here").await;
@@ -386,6 +388,7 @@ async fn resign_and_banner(a: &mut Browser, b: &mut Browser) {
     let diffs: Vec<i64> = serde_json::from_value(changes).unwrap_or_default();
     assert!(diffs[0] < 0 && diffs[1] > 0, "White lost, Black won: {diffs:?}");
     b.screenshot(&screenshots_dir().join("game-banner.png")).await;
+    assert_no_serious_violations(b, "the game page (over, with the banner)").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -409,6 +412,7 @@ async fn a_rated_game_with_every_game_page_feature() {
     let id = start_rated_game(&base, &mut a, &mut b).await;
     eprintln!("browser_game: premove");
     premove_and_keyboard(&mut a, &mut b).await;
+    assert_no_serious_violations(&mut a, "the game page (a player, live)").await;
     eprintln!("browser_game: takebacks");
     takebacks(&mut a, &mut b).await;
     eprintln!("browser_game: more time");
@@ -478,6 +482,7 @@ async fn check_sizes(browser: &mut Browser, url: &str, variant: &str) {
         // The clock sits at the board's edge.
         assert!((num("clock_right") - num("boards_right")).abs() <= 12.0, "{variant} {name}: clock away from the board: {m}");
         assert!(num("shift") < 0.1, "{variant} {name}: layout shift {m}");
+        assert_no_serious_violations(browser, &format!("the {variant} game page ({name})")).await;
         browser
             .screenshot(&screenshots_dir().join(format!("{variant}-game-{name}.png")))
             .await;
