@@ -73,7 +73,22 @@ async fn start_game(base: &str, a: &mut Browser, b: &mut Browser, variant: &str)
         .unwrap_or_else(|| panic!("no game: {created}"))
         .to_string();
     b.goto(&format!("{base}/")).await;
-    let accepted = page_fetch(b, &format!("/api/games/{id}/accept"), json!(null)).await;
+    // The lobby page opens the game by itself once it starts, which may come before the
+    // answer: either will do.
+    b.js(
+        "window.__answer = null;
+         fetch(arguments[0], { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' })
+           .then((r) => r.json()).then((d) => { window.__answer = d; });",
+        json!([format!("/api/games/{id}/accept")]),
+    )
+    .await;
+    let accepted = b
+        .wait_for(
+            "the acceptance",
+            "return window.__answer || (location.pathname.startsWith('/game/') && {game_id: arguments[0]})",
+            json!([id]),
+        )
+        .await;
     assert_eq!(accepted["game_id"], json!(id), "{accepted}");
     for browser in [&mut *a, &mut *b] {
         browser.goto(&format!("{base}/game/{id}")).await;
@@ -165,7 +180,7 @@ async fn moves(browser: &mut Browser) -> Vec<String> {
 }
 
 /// 1. e3 by clicks; White's premove h3 is set during Black's turn and played at once after
-/// Black's a6, typed in human notation; a second premove is cancelled by a click elsewhere.
+/// Black's a5, typed in human notation; a second premove is cancelled by a click elsewhere.
 async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     assert!(sounds(a).await.contains(&"start".to_string()));
     let title = a.js("return document.title", json!([])).await;
@@ -188,13 +203,13 @@ async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     click_move(a, "h2", "h3").await;
     a.wait_for("the premove", "return document.getElementById('game').dataset.premove === 'h2h3'", json!([]))
         .await;
-    b.type_text("#move-input", "a6\u{E007}").await;
+    b.type_text("#move-input", "a5\u{E007}").await;
     wait_ply(a, 3).await;
     wait_ply(b, 3).await;
-    assert_eq!(moves(b).await, ["e2e3", "a7a6", "h2h3"]);
+    assert_eq!(moves(b).await, ["e2e3", "a7a5", "h2h3"]);
 }
 
-/// Black asks to take back a6 and White declines; then White asks to take back h3 and Black
+/// Black asks to take back a5 and White declines; then White asks to take back h3 and Black
 /// accepts: one ply comes off both pages and White is to move again.
 async fn takebacks(a: &mut Browser, b: &mut Browser) {
     b.click("#takeback").await;
