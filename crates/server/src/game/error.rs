@@ -47,6 +47,8 @@ pub enum GameError {
     /// The computer plays [`super::GameSettings::max_computer_games`] games already, or has
     /// no account at the level asked for.
     ComputerBusy,
+    /// A chat line the rules of the chat refuse.
+    Chat(super::state::ChatRefusal),
     Store(StoreError),
 }
 
@@ -71,6 +73,7 @@ impl GameError {
             GameError::TooManyGames { .. } => "too_many_games_in_progress",
             GameError::TooManyComputerGames { .. } => "too_many_computer_games",
             GameError::ComputerBusy => "computer_busy",
+            GameError::Chat(refusal) => refusal.code(),
             GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
         }
@@ -113,6 +116,7 @@ impl fmt::Display for GameError {
             GameError::ComputerBusy => {
                 f.write_str("the computer cannot take on another game right now; try again shortly")
             }
+            GameError::Chat(refusal) => refusal.fmt(f),
             // Store details are logged, not sent.
             GameError::Store(e) if e.is_unavailable() => f.write_str(
                 "the database is unavailable: nothing was done, and no clock runs until it is \

@@ -1,15 +1,16 @@
 //! A game actor's address ([`GameHandle`]) and the commands it takes ([`GameCmd`]).
 
-use super::{GameError, PlayerRequest, Seat};
+use super::{GameError, Outgoing, PlayerRequest, Seat};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 /// The stream a connection receives: the messages that bring it up to date, then every
-/// later event.
+/// later message, each of which the connection passes on only if it [`Outgoing::reaches`]
+/// its viewer (a chat line is for one room).
 pub struct Subscription {
     pub initial: Vec<Arc<str>>,
-    pub events: broadcast::Receiver<Arc<str>>,
+    pub events: broadcast::Receiver<Outgoing>,
 }
 
 /// Messages to a game actor. Each request carries its reply channel.
@@ -33,6 +34,12 @@ pub enum GameCmd {
     Request {
         user_id: Uuid,
         request: PlayerRequest,
+        reply: oneshot::Sender<Result<(), GameError>>,
+    },
+    /// A line of chat from this viewer (None: not signed in).
+    Chat {
+        viewer: Option<Uuid>,
+        text: String,
         reply: oneshot::Sender<Result<(), GameError>>,
     },
     /// A connection of this viewer opened (true) or closed (false).
@@ -103,6 +110,16 @@ impl GameHandle {
         self.ask(|reply| GameCmd::Request {
             user_id,
             request,
+            reply,
+        })
+        .await?
+    }
+
+    /// Writes a line in the viewer's chat room; resolves once it is stored and sent.
+    pub async fn chat(&self, viewer: Option<Uuid>, text: String) -> Result<(), GameError> {
+        self.ask(|reply| GameCmd::Chat {
+            viewer,
+            text,
             reply,
         })
         .await?

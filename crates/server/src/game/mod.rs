@@ -16,10 +16,12 @@ pub mod housekeeping;
 pub mod lobby;
 pub mod state;
 
+mod audience;
 mod error;
 mod handle;
 mod settings;
 
+pub use audience::{Audience, Outgoing};
 pub use error::{GameError, PlayerRequest};
 pub use handle::{GameCmd, GameHandle, Subscription};
 pub use settings::GameSettings;

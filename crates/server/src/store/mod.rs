@@ -5,6 +5,7 @@
 //! - [`admin`]: what `oddboard admin` changes (disabled accounts, aborted games, the session
 //!   list), each change with the notice that tells running servers.
 //! - [`games`]: games, their seats, results and actions.
+//! - [`chat`]: games' chat lines.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
 //! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
 //!   ended, with the ratings of a rated game's end), and the one statement that commits a
@@ -26,6 +27,7 @@
 
 pub mod admin;
 pub mod changes;
+pub mod chat;
 pub mod games;
 pub mod health;
 pub mod lobby;
@@ -35,6 +37,7 @@ pub mod writer;
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::rating::{GameResult, RatedGame};
 pub use changes::GameChange;
+pub use chat::{ChatRecord, ChatRoom, NewChatLine};
 pub use games::{
     ActionRecord, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus, GameSummary, JsonText,
     NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError, PlayerResult, RatedSeats,
@@ -174,6 +177,7 @@ impl StoreError {
                 | "game_white_id_fkey"
                 | "game_black_id_fkey"
                 | "game_action_game_id_fkey"
+                | "game_chat_game_id_fkey"
                 | "user_setting_user_id_fkey"
                 | "noplay_user_id_fkey"
                 | "noplay_blocked_id_fkey",

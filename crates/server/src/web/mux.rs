@@ -25,7 +25,7 @@ use super::ws::{
     answer, error_json, frame_too_large, open_socket, SocketOpening, MAX_CLIENT_MESSAGE,
 };
 use super::AppState;
-use crate::game::GameHandle;
+use crate::game::{GameHandle, Outgoing};
 use crate::wire::game::{parse_mux_msg, tag_with_gid, unwatched_message, ClientMsg, MuxClientMsg};
 use crate::wire::{ErrorEvent, Pong};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -255,7 +255,7 @@ impl Multiplexer {
         for message in &subscription.initial {
             socket.feed(tagged(gid, message)).await?;
         }
-        let (events, stop) = event_stream(gid, subscription.events);
+        let (events, stop) = event_stream(gid, subscription.events, self.viewer);
         self.events.push(events);
         self.watched.insert(gid, Watched { handle, stop });
         Ok(())
@@ -293,7 +293,7 @@ impl Multiplexer {
                         for message in &fresh.initial {
                             socket.feed(tagged(gid, message)).await?;
                         }
-                        let (events, stop) = event_stream(gid, fresh.events);
+                        let (events, stop) = event_stream(gid, fresh.events, self.viewer);
                         watched.stop = stop;
                         self.events.push(events);
                         Ok(())
@@ -331,16 +331,27 @@ impl Multiplexer {
 }
 
 /// A game's event stream as a stream of tagged items that ends after the game's last
-/// (`Closed`) or when `AbortHandle::abort` is called.
-fn event_stream(gid: Uuid, events: broadcast::Receiver<Arc<str>>) -> (EventStream, AbortHandle) {
-    let items = stream::unfold(Some(events), |receiver| async move {
+/// (`Closed`) or when `AbortHandle::abort` is called. It holds only what reaches `viewer`
+/// (a chat line is for one room).
+fn event_stream(
+    gid: Uuid,
+    events: broadcast::Receiver<Outgoing>,
+    viewer: Option<Uuid>,
+) -> (EventStream, AbortHandle) {
+    let items = stream::unfold(Some(events), move |receiver| async move {
         let mut receiver = receiver?;
-        let item = receiver.recv().await;
-        let next = match item {
-            Err(RecvError::Closed) => None,
-            _ => Some(receiver),
-        };
-        Some((item, next))
+        loop {
+            let item = match receiver.recv().await {
+                Ok(message) if !message.reaches(viewer) => continue,
+                Ok(message) => Ok(message.text),
+                Err(e) => Err(e),
+            };
+            let next = match item {
+                Err(RecvError::Closed) => None,
+                _ => Some(receiver),
+            };
+            return Some((item, next));
+        }
     });
     let (items, stop) = stream::abortable(items);
     (items.map(move |item| (gid, item)).boxed(), stop)

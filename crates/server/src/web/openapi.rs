@@ -54,6 +54,7 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         api::records::dice_record,
         api::records::export_game,
         api::analysis::analysis,
+        api::chat::game_chat,
         api::players::user_games,
         api::players::user_results,
         api::games::variants,

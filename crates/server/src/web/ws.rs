@@ -170,7 +170,10 @@ async fn serve_socket(
             },
             event = subscription.events.recv() => match event {
                 Ok(message) => {
-                    send_text(&mut socket, &message).await?;
+                    // A chat line of a room this viewer is not in is not theirs to see.
+                    if message.reaches(viewer) {
+                        send_text(&mut socket, &message.text).await?;
+                    }
                     Flow::Go
                 }
                 // Too slow to keep up: start again from a full snapshot.
@@ -289,6 +292,13 @@ pub(super) async fn answer(
             };
             return handle
                 .act(user_id, ply, action)
+                .await
+                .err()
+                .map(|e| error_json(&e));
+        }
+        ClientMsg::Chat { text } => {
+            return handle
+                .chat(viewer, text)
                 .await
                 .err()
                 .map(|e| error_json(&e));

@@ -12,6 +12,7 @@
 //! away: clocks, deadlines and delays are all measured on it, so no flag falls and no limit
 //! runs out during an outage, when nobody can act.
 
+mod chat;
 mod commit;
 mod computer;
 mod context;
@@ -21,10 +22,9 @@ pub use context::GameContext;
 pub(super) use spawn::{spawn_new, spawn_restored};
 
 use super::state::{Effects, GameState};
-use super::{GameCmd, Subscription};
+use super::{GameCmd, Outgoing, Subscription};
 use crate::rules::{EndReason, Outcome};
 use crate::store::GameStatus;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -40,7 +40,8 @@ const BROADCAST_BUFFER: usize = 16;
 struct GameActor {
     ctx: GameContext,
     state: GameState,
-    sender: broadcast::Sender<Arc<str>>,
+    /// Everything live goes out here, each message tagged with who it is for.
+    sender: broadcast::Sender<Outgoing>,
     /// The zero of the actor's time scale, on the store's time.
     epoch: u64,
     /// A ply whose commit failed in a way that leaves it unknown whether it was stored: the
@@ -104,7 +105,7 @@ impl GameActor {
         self.ctx.carry_out(self.state.id(), &mut effects);
         for message in effects.broadcast {
             // No receivers is fine: nobody is watching right now.
-            let _ = self.sender.send(message);
+            let _ = self.sender.send(Outgoing::everyone(message));
         }
     }
 
@@ -113,19 +114,29 @@ impl GameActor {
         // A resumed game may stop where the rules force an action that was not stored
         // before the server went down (a Chazz pass).
         self.play_forced_actions().await;
+        if let Err(e) = self.read_stored_chat().await {
+            tracing::warn!(cause = %e, "could not read the game's chat; trying again later");
+        }
         let mut hibernated = false;
         loop {
             self.let_the_computer_play().await;
             let deadline = self.state.next_deadline();
             let sleep_until = self.instant_at(deadline.unwrap_or(0));
+            let spectators_due = self.state.spectators_due();
+            let spectators_at = self.instant_at(spectators_due.unwrap_or(0));
             tokio::select! {
                 command = rx.recv() => match command {
                     Some(command) => {
                         self.state.command_received(self.now_ms());
                         self.handle(command).await;
+                        // Connections, or a spectator taking a seat, may change the count.
+                        self.state.note_spectators(self.now_ms());
                     }
                     None => break,
                 },
+                () = tokio::time::sleep_until(spectators_at), if spectators_due.is_some() => {
+                    self.spectators_due();
+                }
                 (ply, found) = computer::thought(&mut self.thinking) => {
                     self.computer_found(ply, found).await;
                 }
@@ -200,6 +211,11 @@ impl GameActor {
                 since,
                 reply,
             } => {
+                // A resumed game whose chat could not be read at its start tries again, unless
+                // the store is known to be away (a connection does not wait for it).
+                if self.ctx.store.health().is_available() {
+                    let _ = self.read_stored_chat().await;
+                }
                 let events = self.sender.subscribe();
                 let initial = self.state.catch_up(viewer, since, self.now_ms());
                 let _ = reply.send(Subscription { initial, events });
@@ -219,6 +235,13 @@ impl GameActor {
                 reply,
             } => {
                 let _ = reply.send(self.request(user_id, request).await);
+            }
+            GameCmd::Chat {
+                viewer,
+                text,
+                reply,
+            } => {
+                let _ = reply.send(self.chat(viewer, &text).await);
             }
             GameCmd::Presence { viewer, open } => {
                 let effects = self.state.presence(viewer, open, self.now_ms());

@@ -11,9 +11,11 @@
 //! The one clock the state reads is the wall clock that stamps a stored start or end
 //! (`started_at`, `ended_at`); nothing is decided by it.
 
+mod chat;
 mod offers;
 mod play;
 mod resident;
+mod spectators;
 mod timers;
 mod view;
 
@@ -21,7 +23,12 @@ mod view;
 mod tests;
 
 pub use crate::wire::game::{GameView, MoveView, SeatTimes};
+pub use chat::{
+    ChatDraft, ChatRefusal, ChatRooms, CHAT_BURST, CHAT_LINES_KEPT, CHAT_LINES_STORED,
+    CHAT_MAX_CHARS, CHAT_WINDOW_MS,
+};
 pub use resident::ComputerTurn;
+pub use spectators::SPECTATORS_EVERY_MS;
 
 use super::clock::{Clock, TimeControl};
 use super::event::{EventLog, GameEvent};
@@ -206,6 +213,10 @@ pub struct GameState {
     dice: Option<DiceSecret>,
     /// The computer's account, when it holds a seat ([`GameState::set_resident`]).
     resident: Option<Uuid>,
+    /// The chat's last lines and its writers' rates (`chat.rs`).
+    chat: ChatRooms,
+    /// The spectator count last sent, and when the next is due (`spectators.rs`).
+    spectator_notice: spectators::SpectatorNotice,
     settings: Arc<GameSettings>,
 }
 
@@ -277,6 +288,8 @@ impl GameState {
             last_command_at: 0,
             dice: founding.dice,
             resident: None,
+            chat: ChatRooms::new(),
+            spectator_notice: spectators::SpectatorNotice::default(),
             settings,
         })
     }
@@ -332,6 +345,8 @@ impl GameState {
         state.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
         state.last_command_at = now;
         state.unwatched_since = Some(now);
+        // Its actor reads the stored chat ([`GameState::load_chat`]).
+        state.chat = ChatRooms::unread();
         match state.status {
             // An open challenge expires as long after its creation as if the server had
             // never stopped.

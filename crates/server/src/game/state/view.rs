@@ -44,6 +44,7 @@ impl GameState {
             first_move_deadline_ms: self.first_move_deadline.map(|t| t.saturating_sub(now)),
             absent: self.absent_seats().collect(),
             claim_after_ms: self.claim_waits(now),
+            chat: self.chat_lines(viewer).collect(),
         }
     }
 

@@ -9,11 +9,13 @@
 //! - `GET /api/variants`: the variants and whether they are playable.
 //! - `GET /api/games?status=active`: the newest games in a status (games to watch).
 //! - `GET /api/games/{id}/replay`: the rules snapshot after every ply, for the replay page.
+//! - `GET /api/games/{id}/chat`: the game's stored chat the requester may read ([`chat`]).
 //!
 //! [`games`] holds the game endpoints, [`players`] a player's history, [`records`] the
 //! export, the dice record and the replay.
 
 pub(super) mod analysis;
+pub(super) mod chat;
 pub(super) mod computer;
 pub(super) mod games;
 pub(super) mod players;
@@ -107,4 +109,5 @@ pub fn router() -> Router<AppState> {
         .merge(players::router())
         .merge(records::router())
         .merge(analysis::router())
+        .merge(chat::router())
 }

@@ -25,6 +25,10 @@ pub enum ClientMsg {
     RematchDecline,
     ClaimVictory,
     ClaimDraw,
+    /// A line of chat, in the sender's room (`super::ChatRoom`).
+    Chat {
+        text: String,
+    },
     /// Catch up after the given version: the missed events, or a snapshot.
     Sync {
         v: u64,
@@ -114,6 +118,7 @@ mod tests {
                 | ClientMsg::RematchDecline
                 | ClientMsg::ClaimVictory
                 | ClientMsg::ClaimDraw
+                | ClientMsg::Chat { .. }
                 | ClientMsg::Sync { .. }
                 | ClientMsg::Ping => {}
             }
@@ -196,6 +201,24 @@ mod tests {
             assert_eq!(serde_json::to_string(&message).ok(), Some(json.clone()));
             assert_eq!(parse_mux_msg(&json), Ok(message));
         }
+    }
+
+    #[test]
+    fn a_chat_line_round_trips_through_its_documented_json() {
+        let json = r#"{"t":"chat","text":"good luck"}"#;
+        let message = ClientMsg::Chat {
+            text: "good luck".into(),
+        };
+        assert_eq!(serde_json::to_string(&message).ok().as_deref(), Some(json));
+        assert_eq!(parse_client_msg(json), Ok(message));
+        assert!(PROTOCOL_DOC.contains(json), "docs/protocol.md lacks {json}");
+        let code = |text: &str| parse_client_msg(text).err().map(|(c, _)| c);
+        assert_eq!(code(r#"{"t":"chat"}"#), Some("bad_message"));
+        assert_eq!(code(r#"{"t":"chat","text":3}"#), Some("bad_message"));
+        assert_eq!(
+            code(r#"{"t":"chat","text":"a","room":"players"}"#),
+            Some("bad_message")
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ fn sample_view(moves: &[MoveView]) -> GameView<'_> {
             white: None,
             black: Some(41_200),
         },
+        chat: Vec::new(),
     }
 }
 
@@ -77,7 +78,7 @@ fn a_snapshot_is_its_version_and_every_field_of_the_view() {
             r#""moves":[{{"ply":1,"machine":"e2e4","human":"e4"}}],"rules":{rules},"#,
             r#""draw_offer":"black","rematch_offer":null,"rematch_game":null,"outcome":null,"#,
             r#""you":"white","spectators":1,"dice_commitment":null,"dice_seed":null,"#,
-            r#""first_move_deadline_ms":null,"absent":["black"],"claim_after_ms":{{"black":41200}}}}}}"#
+            r#""first_move_deadline_ms":null,"absent":["black"],"claim_after_ms":{{"black":41200}},"chat":[]}}}}"#
         ),
         gid = GID,
         rules = rules
@@ -96,7 +97,7 @@ fn the_protocol_document_describes_every_field_of_the_view() {
     let moves = sample_moves();
     let view = serde_json::to_value(sample_view(&moves)).unwrap_or_default();
     let fields = view.as_object().map(|o| o.keys().collect::<Vec<_>>());
-    assert_eq!(fields.as_ref().map(Vec::len), Some(23));
+    assert_eq!(fields.as_ref().map(Vec::len), Some(24));
     for field in fields.unwrap_or_default() {
         assert!(
             section.contains(&format!("`{field}`")),

@@ -44,6 +44,9 @@ pub struct GameView<'a> {
     /// For each absent seat, milliseconds until its opponent may claim against it (0 once
     /// they may), as `player_gone` says when the player leaves.
     pub claim_after_ms: SeatTimes,
+    /// The last lines (up to 50) of the viewer's chat room, oldest first
+    /// (`super::chat`).
+    pub chat: Vec<&'a super::ChatLine>,
 }
 
 /// One played action as kept in memory and shown in snapshots.
