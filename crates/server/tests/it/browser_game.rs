@@ -1,13 +1,13 @@
 //! The game page in a real browser (headless Chromium through [`super::webdriver`]), as a
 //! lichess player uses it: two registered players and a spectator in three sessions play a
-//! rated Suicide game with premove, keyboard entry, takeback (declined and accepted), more
-//! time, chat (a muted opponent, chat off, a spectator's line that never reaches the
-//! players), browsing earlier positions while the game goes on, a confirmed resignation and
-//! the result banner with both rating changes; the sound hook (`window.oddboardSounds`)
-//! records the sounds on the way. A second test opens a game of every variant at a desktop
-//! (1280x800) and a phone (390x844) size: no page wider than the window, a board that uses
-//! the room, clocks at the board's edge, little layout shift, and screenshots of each to
-//! `target/screenshots/`.
+//! rated Suicide game with premove, keyboard entry, chat (a muted opponent, chat off, a
+//! spectator's line that never reaches the players), browsing earlier positions while the
+//! game goes on, a confirmed resignation and the result banner with both rating changes; the
+//! sound hook (`window.oddboardSounds`) records the sounds on the way. Another game has a
+//! takeback declined, one accepted, and more time. A third test opens a game of every variant
+//! at a desktop (1280x800) and a phone (390x844) size: no page wider than the window, a board
+//! that uses the room, clocks at the board's edge, little layout shift, axe-core's checks,
+//! and screenshots of each to `target/screenshots/`.
 
 use super::axe::assert_no_serious_violations;
 use super::browser::{page_game, register, screenshots_dir, wait_ply};
@@ -184,25 +184,46 @@ async fn moves(browser: &mut Browser) -> Vec<String> {
 async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     assert!(sounds(a).await.contains(&"start".to_string()));
     let title = a.js("return document.title", json!([])).await;
-    assert!(title.as_str().unwrap_or_default().starts_with("Your turn"), "{title}");
+    assert!(
+        title.as_str().unwrap_or_default().starts_with("Your turn"),
+        "{title}"
+    );
     click_move(a, "e2", "e3").await;
     wait_ply(b, 1).await;
     let title = b.js("return document.title", json!([])).await;
-    assert!(title.as_str().unwrap_or_default().starts_with("Your turn"), "{title}");
+    assert!(
+        title.as_str().unwrap_or_default().starts_with("Your turn"),
+        "{title}"
+    );
     let title = a.js("return document.title", json!([])).await;
-    assert!(!title.as_str().unwrap_or_default().starts_with("Your turn"), "{title}");
+    assert!(
+        !title.as_str().unwrap_or_default().starts_with("Your turn"),
+        "{title}"
+    );
     assert!(sounds(b).await.contains(&"move".to_string()));
     // A premove, cancelled by a click off the board.
     click_move(a, "g2", "g3").await;
-    a.wait_for("the premove", "return document.getElementById('game').dataset.premove === 'g2g3'", json!([]))
-        .await;
+    a.wait_for(
+        "the premove",
+        "return document.getElementById('game').dataset.premove === 'g2g3'",
+        json!([]),
+    )
+    .await;
     a.pointer_click("#status").await;
-    a.wait_for("the premove dropped", "return document.getElementById('game').dataset.premove === ''", json!([]))
-        .await;
+    a.wait_for(
+        "the premove dropped",
+        "return document.getElementById('game').dataset.premove === ''",
+        json!([]),
+    )
+    .await;
     // The premove that is played.
     click_move(a, "h2", "h3").await;
-    a.wait_for("the premove", "return document.getElementById('game').dataset.premove === 'h2h3'", json!([]))
-        .await;
+    a.wait_for(
+        "the premove",
+        "return document.getElementById('game').dataset.premove === 'h2h3'",
+        json!([]),
+    )
+    .await;
     b.type_text("#move-input", "a5\u{E007}").await;
     wait_ply(a, 3).await;
     wait_ply(b, 3).await;
@@ -266,7 +287,9 @@ async fn chat_lines(browser: &mut Browser) -> Vec<String> {
 }
 
 async fn say(browser: &mut Browser, text: &str) {
-    browser.type_text("#chat-input", &format!("{text}\u{E007}")).await;
+    browser
+        .type_text("#chat-input", &format!("{text}\u{E007}"))
+        .await;
 }
 
 async fn wait_line(browser: &mut Browser, text: &str) {
@@ -284,7 +307,12 @@ async fn wait_line(browser: &mut Browser, text: &str) {
 async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Browser) {
     say(a, "<b>hello</b> bob").await;
     wait_line(b, "<b>hello</b> bob").await;
-    let bold = b.js("return !!document.querySelector('#chat-lines b')", json!([])).await;
+    let bold = b
+        .js(
+            "return !!document.querySelector('#chat-lines b')",
+            json!([]),
+        )
+        .await;
     assert_eq!(bold, json!(false), "chat text became markup");
     c.goto(&format!("{base}/game/{id}")).await;
     wait_active(c).await;
@@ -302,7 +330,9 @@ async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Br
     say(a, "second").await;
     wait_line(b, "second").await;
     for browser in [&mut *a, &mut *b] {
-        assert!(!chat_lines(browser).await.contains(&"spectator here".to_string()));
+        assert!(!chat_lines(browser)
+            .await
+            .contains(&"spectator here".to_string()));
     }
     assert!(!chat_lines(c).await.contains(&"second".to_string()));
     // Muting: A's next line is hidden on B's page, and shown again once unmuted.
@@ -318,39 +348,60 @@ async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Br
     b.click("#mute-opponent").await;
     wait_line(b, "muted words").await;
     b.click("#chat-toggle").await;
-    let hidden = b.js("return document.getElementById('chat-lines').hidden", json!([])).await;
+    let hidden = b
+        .js(
+            "return document.getElementById('chat-lines').hidden",
+            json!([]),
+        )
+        .await;
     assert_eq!(hidden, json!(true));
     b.click("#chat-toggle").await;
     wait_line(b, "muted words").await;
 }
 
-/// Browsing while the game goes on: the arrow key and a click on a move show earlier
-/// positions, "Back to the game" and any new move return to the live one; the spectator,
-/// who opened the page in the middle of the game, can see the start.
+/// Browsing while the game goes on (Black to move at ply 3): the arrow key and a click on a
+/// move show earlier positions, "Back to the game" and any new move return to the live one;
+/// the spectator, who opened the page in the middle of the game, can see the start.
 async fn browsing(a: &mut Browser, b: &mut Browser, c: &mut Browser) {
-    click_move(a, "b2", "b3").await;
-    wait_ply(b, 3).await;
+    b.type_text("#move-input", "b6\u{E007}").await;
+    wait_ply(b, 4).await;
     let view = "return document.getElementById('game').dataset.view";
     b.pointer_click("#status").await; // the page, not an input, has the focus
     b.key("\u{E012}").await; // left arrow
-    b.wait_for("ply 2 shown", &format!("{view} === '2'"), json!([])).await;
-    let b3 = b
-        .js("return !!document.querySelector('#boards .piece[data-square=\"b3\"]')", json!([]))
+    b.wait_for("ply 3 shown", &format!("{view} === '3'"), json!([]))
         .await;
-    assert_eq!(b3, json!(false), "the position after ply 2 shows b3");
+    let b6 = b
+        .js(
+            "return !!document.querySelector('#boards .piece[data-square=\"b6\"]')",
+            json!([]),
+        )
+        .await;
+    assert_eq!(b6, json!(false), "the position after ply 3 shows b6");
     b.click("#moves button.move[data-ply=\"1\"]").await;
-    b.wait_for("ply 1 shown", &format!("{view} === '1'"), json!([])).await;
-    b.click("#back-to-game").await;
-    b.wait_for("the live position", &format!("{view} === 'live'"), json!([])).await;
-    c.click("#view-first").await;
-    c.wait_for("the start", &format!("{view} === '0'"), json!([])).await;
-    // White browses; Black's move brings White's board back to the game.
-    a.pointer_click("#status").await;
-    a.key("\u{E012}").await;
-    a.wait_for("ply 2 shown", &format!("{view} === '2'"), json!([])).await;
-    b.type_text("#move-input", "b6\u{E007}").await;
-    a.wait_for("the live position after a move", &format!("{view} === 'live' && window.oddboard.game.moves.length === 4"), json!([]))
+    b.wait_for("ply 1 shown", &format!("{view} === '1'"), json!([]))
         .await;
+    b.click("#back-to-game").await;
+    b.wait_for(
+        "the live position",
+        &format!("{view} === 'live'"),
+        json!([]),
+    )
+    .await;
+    c.click("#view-first").await;
+    c.wait_for("the start", &format!("{view} === '0'"), json!([]))
+        .await;
+    // Black browses; White's move brings Black's board back to the game.
+    b.pointer_click("#status").await;
+    b.key("\u{E012}").await;
+    b.wait_for("ply 3 shown", &format!("{view} === '3'"), json!([]))
+        .await;
+    a.type_text("#move-input", "b3\u{E007}").await;
+    b.wait_for(
+        "the live position after a move",
+        &format!("{view} === 'live' && window.oddboard.game.moves.length === 5"),
+        json!([]),
+    )
+    .await;
 }
 
 /// Resign asks for a second click; then both pages show the result banner with the rating
@@ -361,8 +412,12 @@ async fn resign_and_banner(a: &mut Browser, b: &mut Browser) {
     assert_eq!(text, "Confirm resign?");
     assert_eq!(page_game(a).await.status, "active", "one click resigned");
     // Left alone, the button goes back to its first state.
-    a.wait_for("the resign button back", "return document.getElementById('resign').textContent === 'Resign'", json!([]))
-        .await;
+    a.wait_for(
+        "the resign button back",
+        "return document.getElementById('resign').textContent === 'Resign'",
+        json!([]),
+    )
+    .await;
     a.click("#resign").await;
     a.click("#resign").await;
     for browser in [&mut *a, &mut *b] {
@@ -401,13 +456,31 @@ async fn resign_and_banner(a: &mut Browser, b: &mut Browser) {
         )
         .await;
     let diffs: Vec<i64> = serde_json::from_value(changes).unwrap_or_default();
-    assert!(diffs[0] < 0 && diffs[1] > 0, "White lost, Black won: {diffs:?}");
-    b.screenshot(&screenshots_dir().join("game-banner.png")).await;
+    assert!(
+        diffs[0] < 0 && diffs[1] > 0,
+        "White lost, Black won: {diffs:?}"
+    );
+    b.screenshot(&screenshots_dir().join("game-banner.png"))
+        .await;
     assert_no_serious_violations(b, "the game page (over, with the banner)").await;
 }
 
+/// Three registered people in three browser sessions.
+async fn three_people(base: &str, driver: &Driver, profiles: &Path) -> [Browser; 3] {
+    let mut people = [
+        driver.session(&profiles.join("a")).await,
+        driver.session(&profiles.join("b")).await,
+        driver.session(&profiles.join("c")).await,
+    ];
+    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
+    for (browser, name) in people.iter_mut().zip(["gpa", "gpb", "gpc"]) {
+        register(browser, base, &format!("{name}{suffix}")).await;
+    }
+    people
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rated_game_with_every_game_page_feature() {
+async fn a_rated_game_with_premove_chat_browsing_and_the_banner() {
     if !browser_available() {
         return;
     }
@@ -415,23 +488,11 @@ async fn a_rated_game_with_every_game_page_feature() {
     let base = format!("http://{}", server.addr);
     let driver = Driver::start().await;
     let profiles = profiles();
-    let [mut a, mut b, mut c] = [
-        driver.session(&profiles.join("a")).await,
-        driver.session(&profiles.join("b")).await,
-        driver.session(&profiles.join("c")).await,
-    ];
-    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
-    register(&mut a, &base, &format!("gpa{suffix}")).await;
-    register(&mut b, &base, &format!("gpb{suffix}")).await;
-    register(&mut c, &base, &format!("gpc{suffix}")).await;
+    let [mut a, mut b, mut c] = three_people(&base, &driver, &profiles).await;
     let id = start_rated_game(&base, &mut a, &mut b).await;
     eprintln!("browser_game: premove");
     premove_and_keyboard(&mut a, &mut b).await;
     assert_no_serious_violations(&mut a, "the game page (a player, live)").await;
-    eprintln!("browser_game: takebacks");
-    takebacks(&mut a, &mut b).await;
-    eprintln!("browser_game: more time");
-    more_time(&mut a, &mut b).await;
     eprintln!("browser_game: chat");
     chat(&base, &id, &mut a, &mut b, &mut c).await;
     eprintln!("browser_game: browsing");
@@ -439,6 +500,44 @@ async fn a_rated_game_with_every_game_page_feature() {
     eprintln!("browser_game: resign");
     resign_and_banner(&mut a, &mut b).await;
     for browser in [a, b, c] {
+        browser.quit().await;
+    }
+    drop(driver);
+    let _ = std::fs::remove_dir_all(&profiles);
+    server.stop().await;
+}
+
+/// An unrated game: 1. e3 a5 2. h3, then takebacks declined and accepted, and more time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn takeback_declined_and_accepted_and_more_time() {
+    if !browser_available() {
+        return;
+    }
+    let server = TestServer::start(fast_settings()).await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let profiles = profiles();
+    let mut a = driver.session(&profiles.join("a")).await;
+    let mut b = driver.session(&profiles.join("b")).await;
+    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
+    register(&mut a, &base, &format!("tba{suffix}")).await;
+    register(&mut b, &base, &format!("tbb{suffix}")).await;
+    start_game(&base, &mut a, &mut b, "suicide").await;
+    for (ply, action) in [(1, "e3"), (2, "a5"), (3, "h3")] {
+        let mover = if ply % 2 == 1 { &mut a } else { &mut b };
+        mover
+            .type_text("#move-input", &format!("{action}\u{E007}"))
+            .await;
+        wait_ply(&mut a, ply).await;
+        wait_ply(&mut b, ply).await;
+    }
+    eprintln!("browser_game: takebacks");
+    takebacks(&mut a, &mut b).await;
+    eprintln!("browser_game: more time");
+    more_time(&mut a, &mut b).await;
+    b.screenshot(&screenshots_dir().join("game-more-time.png"))
+        .await;
+    for browser in [a, b] {
         browser.quit().await;
     }
     drop(driver);
@@ -488,10 +587,16 @@ async fn check_sizes(browser: &mut Browser, url: &str, variant: &str) {
         let m = measure(browser).await;
         eprintln!("browser_game: {variant} {name}: {m}");
         let num = |k: &str| m[k].as_f64().unwrap_or_default();
-        assert!(num("scroll") <= num("inner"), "{variant} {name}: wider than the window: {m}");
+        assert!(
+            num("scroll") <= num("inner"),
+            "{variant} {name}: wider than the window: {m}"
+        );
         if name == "phone" {
             let share = if variant == "duel" { 0.6 } else { 0.95 };
-            assert!(num("board") >= num("inner") * share, "{variant} phone: a small board: {m}");
+            assert!(
+                num("board") >= num("inner") * share,
+                "{variant} phone: a small board: {m}"
+            );
         } else {
             // As tall as the window allows (Duel's main board is taller than wide, Chazz's
             // wider than tall): at least 450 px of the 657 px the window has inside.
@@ -499,7 +604,10 @@ async fn check_sizes(browser: &mut Browser, url: &str, variant: &str) {
             assert!(larger >= 450.0, "{variant} desktop: a small board: {m}");
         }
         // The clock sits at the board's edge.
-        assert!((num("clock_right") - num("boards_right")).abs() <= 12.0, "{variant} {name}: clock away from the board: {m}");
+        assert!(
+            (num("clock_right") - num("boards_right")).abs() <= 12.0,
+            "{variant} {name}: clock away from the board: {m}"
+        );
         assert!(num("shift") < 0.1, "{variant} {name}: layout shift {m}");
         assert_no_serious_violations(browser, &format!("the {variant} game page ({name})")).await;
         browser
