@@ -188,7 +188,9 @@ function handle(msg) {
       renderSpectators();
       break;
     case 'error':
-      showStatus(`${msg.message}`, true);
+      // Chat refusals (too long, too fast, sign in first) belong under the chat.
+      if (/^chat_|_to_chat$/.test(msg.code || '')) chat.refused(msg.message);
+      else showStatus(`${msg.message}`, true);
       break;
     default:
       break;

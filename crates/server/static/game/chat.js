@@ -70,6 +70,12 @@ export class ChatPanel {
     this.render();
   }
 
+  /// The server refused a line: say why where the line was written.
+  refused(message) {
+    this.els.note.textContent = message;
+    this.els.note.classList.add('error');
+  }
+
   render() {
     const { title, lines, form, toggle, mute, note, section } = this.els;
     const off = this.off();
@@ -103,6 +109,7 @@ export class ChatPanel {
       lines.appendChild(li);
     }
     lines.scrollTop = lines.scrollHeight;
+    note.classList.remove('error');
     if (!this.canWrite && !off) note.textContent = 'Sign in (or play as a guest) to chat.';
     else note.textContent = hidden ? `${hidden} muted line${hidden > 1 ? 's' : ''} hidden.` : '';
   }
