@@ -23,6 +23,7 @@ function show(ply) {
   board.setOrientation(state.flipped ? 'black' : 'white');
   board.update(data.snapshots[state.ply], false);
   renderMoves($('moves'), data.actions, state.ply, show);
+  renderAdjustments($('moves'), data.adjustments || []);
   renderRolls($('rolls'), state.ply > 0 ? data.snapshots[state.ply].last_action : null);
   const total = data.snapshots.length - 1;
   $('ply-label').textContent = `${state.ply} / ${total}`;
@@ -34,6 +35,38 @@ function show(ply) {
   const current = $('moves').querySelector('.current');
   if (current) current.scrollIntoView({ block: 'nearest' });
   if (state.analysis) state.analysis.show(state.ply);
+}
+
+const colorName = (color) => (color === 'black' ? 'Black' : 'White');
+
+/// A ply as a move list numbers it: `12. Nf3` for White's, `12… Nf6` for Black's.
+const numbered = (action) => `${Math.ceil(action.ply / 2)}${action.ply % 2 ? '.' : '…'} ${action.human}`;
+
+/// Takebacks and gifts of more time, each as a note in the move list after the move it
+/// followed (`ply` is the number of actions right after it). Text only: names and
+/// notations come from the server but are never parsed as HTML.
+function renderAdjustments(list, adjustments) {
+  const rows = [...list.children];
+  const placed = new Map();
+  for (const adjustment of adjustments) {
+    const li = document.createElement('li');
+    li.className = `adjustment ${adjustment.kind}`;
+    li.dataset.kind = adjustment.kind;
+    li.dataset.ply = String(adjustment.ply);
+    if (adjustment.kind === 'takeback') {
+      const moves = (adjustment.taken_back || []).map(numbered).join(' ');
+      li.textContent = `${colorName(adjustment.by)} took back ${moves}`;
+    } else {
+      li.textContent = `+${Math.round((adjustment.ms || 0) / 1000)} s to ${colorName(adjustment.to)}`;
+    }
+    // After the row holding the move it followed (the rows hold two plies each), and after
+    // the notes already placed there.
+    const row = adjustment.ply > 0 ? rows[Math.ceil(adjustment.ply / 2) - 1] : null;
+    const after = placed.get(row ?? null) ?? row;
+    if (after) after.after(li);
+    else list.prepend(li);
+    placed.set(row ?? null, li);
+  }
 }
 
 async function load() {

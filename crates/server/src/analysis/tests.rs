@@ -54,6 +54,7 @@ fn record(status: GameStatus, start: Option<&str>, plies: &[&str]) -> GameRecord
         started_at: None,
         ended_at: None,
         actions,
+        adjustments: Vec::new(),
     }
 }
 

@@ -120,6 +120,12 @@ impl Clock {
         }
     }
 
+    /// Gives `side` `ms` more (a gift of more time), running or not.
+    pub fn add(&mut self, side: Color, ms: u64) {
+        let slot = &mut self.remaining_ms[side.index()];
+        *slot = slot.saturating_add(ms);
+    }
+
     /// Remaining time of `side` at `now_ms`.
     pub fn remaining(&self, side: Color, now_ms: u64) -> u64 {
         let stored = self.remaining_ms[side.index()];

@@ -156,4 +156,9 @@ pub enum PlayerRequest {
     ClaimVictory,
     /// Call the game a draw against an opponent who left.
     ClaimDraw,
+    OfferTakeback,
+    AcceptTakeback,
+    DeclineTakeback,
+    /// Give the opponent [`crate::game::state::MORE_TIME_MS`] more.
+    GiveMoreTime,
 }

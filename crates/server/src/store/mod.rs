@@ -6,6 +6,8 @@
 //!   list), each change with the notice that tells running servers.
 //! - [`games`]: games, their seats, results and actions.
 //! - [`chat`]: games' chat lines.
+//! - [`adjustments`]: takebacks (which delete the actions they take back) and gifts of more
+//!   time.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
 //! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
 //!   ended, with the ratings of a rated game's end), and the one statement that commits a
@@ -25,6 +27,7 @@
 //! [`crate::rules::Outcome`], [`crate::rules::EndReason`]), and on [`crate::rating`] for
 //! the Glicko-2 arithmetic it applies as a rated game ends.
 
+pub mod adjustments;
 pub mod admin;
 pub mod changes;
 pub mod chat;
@@ -34,6 +37,7 @@ pub mod lobby;
 pub mod users;
 pub mod writer;
 
+pub use adjustments::{AdjustmentRecord, NewMoreTime, NewTakeback, TakenBackAction};
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::rating::{GameResult, RatedGame};
 pub use changes::GameChange;

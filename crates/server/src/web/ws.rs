@@ -313,6 +313,10 @@ pub(super) async fn answer(
         ClientMsg::RematchDecline => PlayerRequest::DeclineRematch,
         ClientMsg::ClaimVictory => PlayerRequest::ClaimVictory,
         ClientMsg::ClaimDraw => PlayerRequest::ClaimDraw,
+        ClientMsg::TakebackOffer => PlayerRequest::OfferTakeback,
+        ClientMsg::TakebackAccept => PlayerRequest::AcceptTakeback,
+        ClientMsg::TakebackDecline => PlayerRequest::DeclineTakeback,
+        ClientMsg::MoreTime => PlayerRequest::GiveMoreTime,
     };
     let Some(user_id) = viewer else {
         return Some(not_a_player());

@@ -355,6 +355,13 @@ impl GameState {
                             .push(message["machine"].as_str().unwrap_or_default().to_string());
                         self.absorb_rules(&message["update"]);
                     }
+                    Some("takeback") => {
+                        let plies = message["plies"].as_u64().unwrap_or(0);
+                        let kept = self.moves.len().saturating_sub(plies as usize);
+                        self.moves.truncate(kept);
+                        self.ply = kept as u64;
+                        self.absorb_rules(&message["rules"]);
+                    }
                     Some("ended") => {
                         self.status = "finished".into();
                         self.outcome = Some(message["outcome"].clone());

@@ -118,10 +118,23 @@ impl GameActor {
                 }
                 Ok(())
             }
-            Adoption::Start { .. } => {
+            Adoption::Start { .. } | Adoption::MoreTime { .. } => {
                 self.ctx.writer.commit(change).await?;
                 let effects = self.state.adopt(adoption, self.now_ms());
                 self.carry_out(effects);
+                Ok(())
+            }
+            Adoption::Takeback(_) => {
+                if let Err(e) = self.ctx.writer.commit(change).await {
+                    // If the commit went through but its answer was lost, the record is
+                    // shorter than the game in memory: settled before the game goes on.
+                    self.unsettled_takeback |= e.is_unavailable();
+                    return Err(e.into());
+                }
+                let effects = self.state.adopt(adoption, self.now_ms());
+                self.carry_out(effects);
+                // A search under way was for a position that is gone.
+                self.thinking = None;
                 Ok(())
             }
         }
@@ -194,6 +207,9 @@ impl GameActor {
     pub(super) async fn catch_up_with_store(&mut self) -> Result<(), GameError> {
         if self.unsettled_end {
             self.settle_end().await?;
+        }
+        if self.unsettled_takeback {
+            self.settle_takeback().await?;
         }
         let ply = self.state.ply() + 1;
         if self.state.status() != GameStatus::Active || self.unsettled_ply != Some(ply) {

@@ -3,7 +3,7 @@
 //! comes back to the actor's loop and is played through [`GameActor::act`], checked and
 //! committed like a person's. A search whose turn has passed (the game ended, was aborted or
 //! flagged meanwhile) is cancelled and its answer dropped. The computer declines draw offers
-//! and accepts rematches, as lichess's computer does.
+//! and accepts rematches and, in unrated games, takebacks, as lichess's computer does.
 
 use super::GameActor;
 use crate::engine_pool::PoolError;
@@ -150,7 +150,7 @@ impl GameActor {
         }
     }
 
-    /// Declines a draw offer and accepts a rematch offer made to the computer.
+    /// Declines a draw offer and accepts a rematch or takeback offer made to the computer.
     async fn answer_offers(&mut self, computer: Uuid) {
         let Some(color) = self.state.seat_of(computer) else {
             return;
@@ -158,6 +158,10 @@ impl GameActor {
         let opponent = Some(color.other());
         let answer = if self.state.draw_offer() == opponent && !self.state.is_over() {
             PlayerRequest::DeclineDraw
+        } else if self.state.takeback_offer() == opponent && !self.state.rated() {
+            // As lichess's computer does in unrated games (all of ours are): the search
+            // under way, if any, is dropped with the position it was for.
+            PlayerRequest::AcceptTakeback
         } else if self.state.rematch_offer() == opponent && self.state.is_over() {
             PlayerRequest::AcceptRematch
         } else {

@@ -17,6 +17,7 @@ mod commit;
 mod computer;
 mod context;
 mod spawn;
+mod takeback;
 
 pub use context::GameContext;
 pub(super) use spawn::{spawn_new, spawn_restored};
@@ -53,6 +54,9 @@ struct GameActor {
     /// Whether the commit of an end (a resignation, a flag…) failed with the store away,
     /// so that the game may be over in the record but not in memory; settled the same way.
     unsettled_end: bool,
+    /// Whether the commit of a takeback failed with the store away, so that the record may
+    /// have lost actions that memory still holds; settled by [`GameActor::settle_takeback`].
+    unsettled_takeback: bool,
     /// The computer's search for its next action, when it plays here and it is its turn.
     thinking: Option<computer::Thinking>,
     /// The game has started and the computer holds no seat in it.
@@ -70,6 +74,7 @@ impl GameActor {
             epoch,
             unsettled_ply: None,
             unsettled_end: false,
+            unsettled_takeback: false,
             thinking: None,
             no_computer: false,
         }

@@ -97,6 +97,20 @@ fn one_of_every_other_kind() -> Vec<(&'static str, GameEvent)> {
         GameEvent::Rematch {
             game_id: Uuid::from_u128(0x0190_a5e8_0000_7000_8000_0000_0000_0001),
         },
+        GameEvent::TakebackOffered { by: Color::White },
+        GameEvent::TakebackDeclined { by: Color::Black },
+        GameEvent::Takeback {
+            by: Color::White,
+            plies: 2,
+            rules: Box::new(game.snapshot()),
+            clock,
+        },
+        GameEvent::MoreTime {
+            by: Color::Black,
+            to: Color::White,
+            ms: 15_000,
+            clock,
+        },
         GameEvent::PlayerGone {
             color: Color::Black,
             claim_after_ms: 41_200,
@@ -126,6 +140,10 @@ fn one_of_every_other_kind() -> Vec<(&'static str, GameEvent)> {
                 GameEvent::RematchOffered { .. } => "rematch_offered",
                 GameEvent::RematchDeclined { .. } => "rematch_declined",
                 GameEvent::Rematch { .. } => "rematch",
+                GameEvent::TakebackOffered { .. } => "takeback_offered",
+                GameEvent::TakebackDeclined { .. } => "takeback_declined",
+                GameEvent::Takeback { .. } => "takeback",
+                GameEvent::MoreTime { .. } => "more_time",
                 GameEvent::PlayerGone { .. } => "player_gone",
                 GameEvent::PlayerBack { .. } => "player_back",
                 GameEvent::Ended { .. } => "ended",
@@ -139,7 +157,7 @@ fn one_of_every_other_kind() -> Vec<(&'static str, GameEvent)> {
 fn every_other_event_kind_is_the_envelope_then_the_event() {
     let samples = one_of_every_other_kind();
     let kinds: std::collections::BTreeSet<_> = samples.iter().map(|(kind, _)| *kind).collect();
-    assert_eq!(kinds.len(), 9, "{kinds:?}");
+    assert_eq!(kinds.len(), 13, "{kinds:?}");
     for (kind, event) in samples {
         let ours = event_message(5, &event, 0);
         assert_eq!(ours, by_serde(5, &event));

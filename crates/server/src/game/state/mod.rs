@@ -16,6 +16,7 @@ mod offers;
 mod play;
 mod resident;
 mod spectators;
+mod takeback;
 mod timers;
 mod view;
 
@@ -29,6 +30,7 @@ pub use chat::{
 };
 pub use resident::ComputerTurn;
 pub use spectators::SPECTATORS_EVERY_MS;
+pub use takeback::{TakenBack, MORE_TIME_MS};
 
 use super::clock::{Clock, TimeControl};
 use super::event::{EventLog, GameEvent};
@@ -137,6 +139,15 @@ pub enum Adoption {
         flagged_mover: bool,
         at: u64,
     },
+    /// The last actions are taken back.
+    Takeback(Box<TakenBack>),
+    /// `by` gave `to` more time: the clock after it.
+    MoreTime {
+        by: Color,
+        to: Color,
+        ms: u64,
+        clock: Clock,
+    },
 }
 
 /// An action played on copies of the game and the clock, waiting for its commit.
@@ -190,6 +201,11 @@ pub struct GameState {
     draw_offer: Option<Color>,
     rematch_offer: Option<Color>,
     rematch_game: Option<Uuid>,
+    /// The side whose takeback offer stands (memory only, like a draw offer).
+    takeback_offer: Option<Color>,
+    /// The position the game started from, when not the variant's standard start: a
+    /// takeback rebuilds the game from it.
+    start_position: Option<Box<str>>,
     /// Open connections per signed-in viewer, and of anonymous viewers.
     viewers: HashMap<Uuid, u32>,
     anonymous_viewers: u32,
@@ -242,22 +258,12 @@ impl GameState {
         start_position: Option<&str>,
         settings: Arc<GameSettings>,
     ) -> Result<GameState, super::GameError> {
-        use super::GameError;
-        let variant = founding.terms.variant;
-        let mut game = match start_position {
-            Some(position) => AnyGame::from_position(variant, position)
-                .map_err(|_| GameError::NotAllowed("bad_setup"))?,
-            None => AnyGame::start(variant).map_err(|e| {
-                GameError::NotAllowed(if e.0.is_playable() {
-                    "bad_setup"
-                } else {
-                    "variant_not_playable"
-                })
-            })?,
-        };
-        if let Some(secret) = &founding.dice {
-            game.set_dice(secret.seed, &founding.id.to_string());
-        }
+        let game = founded_game(
+            founding.terms.variant,
+            start_position,
+            founding.dice.as_ref(),
+            founding.id,
+        )?;
         let pieces = game.snapshot().pieces;
         Ok(GameState {
             id: founding.id,
@@ -276,6 +282,8 @@ impl GameState {
             draw_offer: None,
             rematch_offer: None,
             rematch_game: None,
+            takeback_offer: None,
+            start_position: start_position.map(Box::from),
             viewers: HashMap::new(),
             anonymous_viewers: 0,
             gone_since: [None, None],
@@ -335,11 +343,13 @@ impl GameState {
             });
         }
         state.pieces = state.game.snapshot().pieces;
-        // The clock resumes from the readings stored with the last action; the time the
-        // server was down is not charged to anyone: the side to move starts afresh now.
-        if let (Some(clock), Some(last)) = (state.clock.as_mut(), record.actions.last()) {
-            let ms = |stored: Option<i64>| u64::try_from(stored.unwrap_or(0)).unwrap_or(0);
-            *clock = Clock::with_remaining(clock.control(), ms(last.white_ms), ms(last.black_ms));
+        // The clock resumes from the readings stored with the last action, or with a later
+        // takeback or gift of more time; the time the server was down is not charged to
+        // anyone: the side to move starts afresh now.
+        if let (Some(clock), Some((white_ms, black_ms))) =
+            (state.clock.as_mut(), takeback::stored_clock(record))
+        {
+            *clock = Clock::with_remaining(clock.control(), white_ms, black_ms);
         }
         // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
         state.log = EventLog::starting_at(u64::from(record.restarts) * RESTART_VERSION_STRIDE);
@@ -398,6 +408,14 @@ impl GameState {
         self.rematch_offer
     }
 
+    pub fn takeback_offer(&self) -> Option<Color> {
+        self.takeback_offer
+    }
+
+    pub fn rated(&self) -> bool {
+        self.rated
+    }
+
     /// The creator and the seated players: everyone whose place this game may hold.
     pub fn players(&self) -> Vec<Uuid> {
         (self.seats.iter().flatten())
@@ -454,6 +472,31 @@ impl GameState {
             )],
         }
     }
+}
+
+/// The game as founded: the variant's start or `start_position`, with the dice seed.
+fn founded_game(
+    variant: crate::rules::Variant,
+    start_position: Option<&str>,
+    dice: Option<&DiceSecret>,
+    id: Uuid,
+) -> Result<AnyGame, super::GameError> {
+    use super::GameError;
+    let mut game = match start_position {
+        Some(position) => AnyGame::from_position(variant, position)
+            .map_err(|_| GameError::NotAllowed("bad_setup"))?,
+        None => AnyGame::start(variant).map_err(|e| {
+            GameError::NotAllowed(if e.0.is_playable() {
+                "bad_setup"
+            } else {
+                "variant_not_playable"
+            })
+        })?,
+    };
+    if let Some(secret) = dice {
+        game.set_dice(secret.seed, &id.to_string());
+    }
+    Ok(game)
 }
 
 /// The founding facts of a stored game.

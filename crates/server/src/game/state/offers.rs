@@ -64,6 +64,10 @@ impl GameState {
             }
             PlayerRequest::ClaimVictory => self.claim(color, Some(color), now),
             PlayerRequest::ClaimDraw => self.claim(color, None, now),
+            PlayerRequest::OfferTakeback
+            | PlayerRequest::AcceptTakeback
+            | PlayerRequest::DeclineTakeback => self.takeback(color, request, now),
+            PlayerRequest::GiveMoreTime => self.give_more_time(color, now),
         }
     }
 
@@ -74,7 +78,7 @@ impl GameState {
     }
 
     /// An event that changes only memory, announced.
-    fn told(&mut self, event: &GameEvent) -> Decision {
+    pub(super) fn told(&mut self, event: &GameEvent) -> Decision {
         let mut effects = Effects::default();
         self.announce(&mut effects, event);
         Decision::Done(effects)

@@ -226,6 +226,10 @@ impl GameState {
             Adoption::Start { seats } => self.adopt_start(seats, now),
             Adoption::Action(played) => self.adopt_action(*played, now),
             Adoption::End { outcome, at, .. } => self.conclude(outcome, at),
+            Adoption::Takeback(taken) => self.adopt_takeback(*taken, now),
+            Adoption::MoreTime { by, to, ms, clock } => {
+                self.adopt_more_time(by, to, ms, clock, now)
+            }
         }
     }
 
@@ -293,6 +297,11 @@ impl GameState {
             // rules forced was no answer.
             self.draw_offer = None;
         }
+        if !forced {
+            // A takeback offer is for the position it was made in: any action that is not
+            // forced lapses it (the opponent moving instead of answering declines it).
+            self.takeback_offer = None;
+        }
         self.first_move_deadline = None;
         if ply < 2 {
             self.first_move_deadline =
@@ -342,6 +351,7 @@ impl GameState {
         self.outcome = Some(outcome);
         self.first_move_deadline = None;
         self.draw_offer = None;
+        self.takeback_offer = None;
         self.ended_at = Some(now);
         // The lobby hears of the end before anyone else, so a command sent after seeing the
         // end finds the ratings (stored with the end) already reloaded.

@@ -625,6 +625,7 @@ fn record(time_control: Option<TimeControl>, plies: &[&str]) -> GameRecord {
         started_at: None,
         ended_at: None,
         actions,
+        adjustments: Vec::new(),
     }
 }
 
@@ -670,3 +671,5 @@ fn a_restored_game_resumes_its_clock_its_limits_and_a_later_log() {
         Outcome::win(Color::Black, EndReason::Abandoned)
     );
 }
+
+mod takeback;

@@ -31,6 +31,7 @@ impl GameState {
             rules: self.game.snapshot(),
             draw_offer: self.draw_offer,
             rematch_offer: self.rematch_offer,
+            takeback_offer: self.takeback_offer,
             rematch_game: self.rematch_game,
             outcome: self.outcome,
             you: viewer.and_then(|v| self.seat_of(v)),

@@ -20,6 +20,9 @@
 //! are written in the same transaction as the end ([`rating`]), so a game is never over
 //! without its ratings, nor rated without being over.
 //!
+//! Takebacks and gifts of more time ([`super::adjustments`]) are rare and checked as they
+//! are written: a batch that holds one goes the one-by-one way below.
+//!
 //! If the statement fails (a ply already stored, a game that does not exist, a value the
 //! schema refuses), the batch is retried one change at a time inside one transaction, each
 //! change in its own savepoint, so that every change gets its own answer and one bad change
@@ -31,7 +34,8 @@ mod statement;
 
 pub use statement::APPLY_CHANGES;
 
-use super::{GameEnd, GameStart, NewAction, NewGame, Store, StoreError};
+use super::adjustments::{record_more_time, record_takeback};
+use super::{GameEnd, GameStart, NewAction, NewGame, NewMoreTime, NewTakeback, Store, StoreError};
 use rows::{insert_actions, insert_game, record_end, seat_players};
 use statement::{apply_in_one_statement, Applied};
 use std::collections::HashSet;
@@ -49,6 +53,10 @@ pub enum GameChange {
     Act(NewAction, Option<GameEnd>),
     /// The game ends without an action (resignation, flag, agreement, abort…).
     End(GameEnd),
+    /// The last actions are taken back (their rows deleted, the takeback recorded).
+    Takeback(NewTakeback),
+    /// A player gives the opponent more time.
+    MoreTime(NewMoreTime),
 }
 
 impl GameChange {
@@ -59,12 +67,21 @@ impl GameChange {
             GameChange::Start(start) => start.game_id,
             GameChange::Act(action, _) => action.game_id,
             GameChange::End(end) => end.game_id,
+            GameChange::Takeback(takeback) => takeback.game_id,
+            GameChange::MoreTime(gift) => gift.game_id,
         }
     }
 
-    /// Whether the change writes the game's own row, not only an action.
+    /// Whether the change writes the game's own row, not only an action. A takeback or a
+    /// gift of more time counts as one: it must not share a statement with another change of
+    /// its game, whose order with it would be lost.
     pub fn writes_game_row(&self) -> bool {
         !matches!(self, GameChange::Act(_, None))
+    }
+
+    /// A takeback or a gift of more time, which only the one-by-one path writes.
+    fn is_adjustment(&self) -> bool {
+        matches!(self, GameChange::Takeback(_) | GameChange::MoreTime(_))
     }
 
     /// The end the change stores, if any.
@@ -72,7 +89,10 @@ impl GameChange {
         match self {
             GameChange::Act(_, end) => end.as_ref(),
             GameChange::End(end) => Some(end),
-            GameChange::Create(_) | GameChange::Start(_) => None,
+            GameChange::Create(_)
+            | GameChange::Start(_)
+            | GameChange::Takeback(_)
+            | GameChange::MoreTime(_) => None,
         }
     }
 }
@@ -121,6 +141,11 @@ impl Store {
         }
         if let Some(game_id) = game_changed_twice(changes) {
             return Err(StoreError::SameGameTwice { game_id });
+        }
+        if changes.iter().any(GameChange::is_adjustment) {
+            // A takeback or more time: rare, and checked as it is written
+            // ([`super::adjustments`]), which the one statement does not do.
+            return self.apply_changes_one_by_one(changes).await;
         }
         // Only actions: the plain multi-row insert, which PostgreSQL plans and runs for less
         // than the four-part statement. A single statement is a transaction of its own.
@@ -232,6 +257,8 @@ async fn apply_one(
             record_end(&mut **tx, end).await?;
             rate_in_savepoint(tx, end).await
         }
+        GameChange::Takeback(takeback) => record_takeback(&mut **tx, takeback).await,
+        GameChange::MoreTime(gift) => record_more_time(&mut **tx, gift).await,
     }
 }
 

@@ -28,7 +28,11 @@ impl Applied {
             }
             GameChange::Start(start) if self.started.contains(&start.game_id) => Ok(()),
             GameChange::End(end) if self.ended.contains(&end.game_id) => Ok(()),
-            GameChange::Start(_) | GameChange::End(_) => Err(StoreError::NotFound),
+            // Never in a batch written as one statement (see `Store::apply_changes`).
+            GameChange::Start(_)
+            | GameChange::End(_)
+            | GameChange::Takeback(_)
+            | GameChange::MoreTime(_) => Err(StoreError::NotFound),
         }
     }
 }
@@ -89,6 +93,8 @@ impl<'a> Columns<'a> {
                     }
                 }
                 GameChange::End(end) => columns.push_end(end),
+                // Written on the one-by-one path only.
+                GameChange::Takeback(_) | GameChange::MoreTime(_) => {}
             }
         }
         columns

@@ -111,6 +111,7 @@ impl GameRow {
             started_at: self.started_at,
             ended_at: self.ended_at,
             actions,
+            adjustments: Vec::new(),
         })
     }
 }
@@ -281,7 +282,11 @@ impl Store {
         .bind(game_id)
         .fetch_all(&self.pool)
         .await?;
-        row.into_record(actions).map(Some)
+        let mut record = row.into_record(actions)?;
+        record.adjustments = (self.adjustments_of(&[game_id]).await?)
+            .remove(&game_id)
+            .unwrap_or_default();
+        Ok(Some(record))
     }
 
     /// Whether a game with this id exists, in any status: what a game page needs to know,
@@ -303,7 +308,7 @@ impl Store {
     /// restarted once more (`restarts`, which sets where its new event log starts): what a
     /// starting server resumes at once. The other unfinished games (open challenges, games
     /// without a clock) would only hibernate again: they are woken when asked for
-    /// ([`Store::wake_game`]). Three statements in all, however many games.
+    /// ([`Store::wake_game`]). Four statements in all, however many games.
     ///
     /// # Errors
     /// Database failures, or [`StoreError::InvalidValue`] for an id the code does not know.
@@ -334,10 +339,14 @@ impl Store {
         for row in action_rows {
             actions.entry(row.game_id).or_default().push(row.action);
         }
+        let mut adjustments = self.adjustments_of(&ids).await?;
         rows.into_iter()
             .map(|row| {
-                let game_actions = actions.remove(&row.game_id).unwrap_or_default();
-                row.into_record(game_actions)
+                let game_id = row.game_id;
+                let game_actions = actions.remove(&game_id).unwrap_or_default();
+                let mut record = row.into_record(game_actions)?;
+                record.adjustments = adjustments.remove(&game_id).unwrap_or_default();
+                Ok(record)
             })
             .collect()
     }

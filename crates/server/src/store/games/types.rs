@@ -290,6 +290,9 @@ pub struct GameRecord {
     /// effects), not as stored.
     #[serde(skip_serializing)]
     pub actions: Vec<ActionRecord>,
+    /// Takebacks and gifts of more time, in order (`game_adjustment`). The actions a
+    /// takeback removed are no longer in `actions`.
+    pub adjustments: Vec<crate::store::AdjustmentRecord>,
 }
 
 impl GameRecord {

@@ -5,7 +5,7 @@ use super::{action_views, result_text, revealed_seed, stored_game, ActionView};
 use crate::rules::dice::RollRecord;
 use crate::rules::variant::drehs::record::{DiceRecord, RecordedAction};
 use crate::rules::{AnyGame, Variant};
-use crate::store::{GameRecord, GameStatus, TimeControl};
+use crate::store::{AdjustmentRecord, GameRecord, GameStatus, TimeControl};
 use crate::web::error::{ApiError, ErrorBody};
 use crate::web::extract::GameIdPath;
 use crate::web::AppState;
@@ -311,6 +311,9 @@ struct Replay {
     dice_commitment: Option<String>,
     dice_seed: Option<String>,
     actions: Vec<ActionView>,
+    /// Takebacks and gifts of more time, in order; each `ply` is the number of actions
+    /// right after it (the actions a takeback removed are not in `actions`).
+    adjustments: Vec<AdjustmentRecord>,
     /// `snapshots[0]` is the start, `snapshots[n]` the position after ply n: the rules
     /// snapshot the game socket sends as `rules` (`docs/protocol.md`).
     #[schema(value_type = Vec<Object>)]
@@ -352,6 +355,7 @@ async fn replay(
         dice_commitment: record.dice_commitment,
         dice_seed,
         actions,
+        adjustments: record.adjustments,
         snapshots,
     }))
 }

@@ -29,6 +29,13 @@ pub enum ClientMsg {
     Chat {
         text: String,
     },
+    /// Ask the opponent to take back the sender's last action (and the opponent's reply to
+    /// it, if any): back to the sender's turn.
+    TakebackOffer,
+    TakebackAccept,
+    TakebackDecline,
+    /// Give the opponent 15 seconds more.
+    MoreTime,
     /// Catch up after the given version: the missed events, or a snapshot.
     Sync {
         v: u64,
@@ -102,6 +109,10 @@ mod tests {
             (ClientMsg::RematchDecline, r#"{"t":"rematch_decline"}"#),
             (ClientMsg::ClaimVictory, r#"{"t":"claim_victory"}"#),
             (ClientMsg::ClaimDraw, r#"{"t":"claim_draw"}"#),
+            (ClientMsg::TakebackOffer, r#"{"t":"takeback_offer"}"#),
+            (ClientMsg::TakebackAccept, r#"{"t":"takeback_accept"}"#),
+            (ClientMsg::TakebackDecline, r#"{"t":"takeback_decline"}"#),
+            (ClientMsg::MoreTime, r#"{"t":"more_time"}"#),
             (ClientMsg::Sync { v: 12 }, r#"{"t":"sync","v":12}"#),
             (ClientMsg::Ping, r#"{"t":"ping"}"#),
         ];
@@ -119,6 +130,10 @@ mod tests {
                 | ClientMsg::ClaimVictory
                 | ClientMsg::ClaimDraw
                 | ClientMsg::Chat { .. }
+                | ClientMsg::TakebackOffer
+                | ClientMsg::TakebackAccept
+                | ClientMsg::TakebackDecline
+                | ClientMsg::MoreTime
                 | ClientMsg::Sync { .. }
                 | ClientMsg::Ping => {}
             }
@@ -129,7 +144,7 @@ mod tests {
     #[test]
     fn every_client_message_round_trips_through_its_documented_json() {
         let messages = every_client_message();
-        assert_eq!(messages.len(), 13);
+        assert_eq!(messages.len(), 17);
         for (message, json) in messages {
             assert_eq!(serde_json::to_string(&message).ok().as_deref(), Some(json));
             assert_eq!(parse_client_msg(json), Ok(message.clone()));

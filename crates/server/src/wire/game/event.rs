@@ -47,6 +47,29 @@ pub enum GameEvent {
     Rematch {
         game_id: Uuid,
     },
+    TakebackOffered {
+        by: Color,
+    },
+    /// `by` declined the standing takeback offer.
+    TakebackDeclined {
+        by: Color,
+    },
+    /// A takeback was accepted: `plies` actions were removed (back to `by`'s turn, `by`
+    /// being the side whose takeback it was), `rules` is the whole rules snapshot after it
+    /// (a client pops `plies` moves off its list and takes `rules` as is).
+    Takeback {
+        by: Color,
+        plies: u32,
+        rules: Box<Snapshot>,
+        clock: Option<ClockView>,
+    },
+    /// `by` gave `to` `ms` more on the clock.
+    MoreTime {
+        by: Color,
+        to: Color,
+        ms: u64,
+        clock: Option<ClockView>,
+    },
     /// A player's last connection closed; the opponent may claim after the delay.
     PlayerGone {
         color: Color,

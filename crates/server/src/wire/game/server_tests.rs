@@ -39,6 +39,7 @@ fn sample_view(moves: &[MoveView]) -> GameView<'_> {
         rules: game.snapshot(),
         draw_offer: Some(Color::Black),
         rematch_offer: None,
+        takeback_offer: Some(Color::White),
         rematch_game: None,
         outcome: None,
         you: Some(Color::White),
@@ -76,7 +77,8 @@ fn a_snapshot_is_its_version_and_every_field_of_the_view() {
             r#""color_choice":"white","time_control":{{"initial_ms":180000,"increment_ms":2000}},"#,
             r#""rated":false,"clock":{{"white_ms":175000,"black_ms":179000,"running":"white"}},"#,
             r#""moves":[{{"ply":1,"machine":"e2e4","human":"e4"}}],"rules":{rules},"#,
-            r#""draw_offer":"black","rematch_offer":null,"rematch_game":null,"outcome":null,"#,
+            r#""draw_offer":"black","rematch_offer":null,"takeback_offer":"white","#,
+            r#""rematch_game":null,"outcome":null,"#,
             r#""you":"white","spectators":1,"dice_commitment":null,"dice_seed":null,"#,
             r#""first_move_deadline_ms":null,"absent":["black"],"claim_after_ms":{{"black":41200}},"chat":[]}}}}"#
         ),

@@ -27,6 +27,8 @@ pub struct GameView<'a> {
     /// The side with a draw (or rematch) offer standing.
     pub draw_offer: Option<Color>,
     pub rematch_offer: Option<Color>,
+    /// The side whose takeback offer stands.
+    pub takeback_offer: Option<Color>,
     /// The rematch's game, once one was agreed.
     pub rematch_game: Option<Uuid>,
     pub outcome: Option<Outcome>,
