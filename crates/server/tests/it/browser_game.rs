@@ -27,11 +27,60 @@ fn browser_available() -> bool {
     panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
 }
 
-fn profiles() -> PathBuf {
-    std::env::temp_dir().join(format!(
-        "oddboard-browser-game-{}",
-        uuid::Uuid::new_v4().simple()
-    ))
+/// A test server, chromedriver and a directory of browser profiles, for one test.
+struct Setup {
+    server: TestServer,
+    driver: Driver,
+    profiles: PathBuf,
+    base: String,
+}
+
+impl Setup {
+    /// None when the browser is missing and the tests are told to skip.
+    async fn start() -> Option<Setup> {
+        if !browser_available() {
+            return None;
+        }
+        let server = TestServer::start(fast_settings()).await;
+        let base = format!("http://{}", server.addr);
+        let driver = Driver::start().await;
+        let profiles = std::env::temp_dir().join(format!(
+            "oddboard-browser-game-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        Some(Setup {
+            server,
+            driver,
+            profiles,
+            base,
+        })
+    }
+
+    /// `N` people, each registered in a browser session of their own.
+    async fn people<const N: usize>(&self, prefix: &str) -> [Browser; N] {
+        let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
+        let mut people = Vec::with_capacity(N);
+        for i in 0..N {
+            let mut browser = self
+                .driver
+                .session(&self.profiles.join(i.to_string()))
+                .await;
+            register(&mut browser, &self.base, &format!("{prefix}{i}{suffix}")).await;
+            people.push(browser);
+        }
+        people
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("N sessions were made"))
+    }
+
+    async fn finish<const N: usize>(self, people: [Browser; N]) {
+        for browser in people {
+            browser.quit().await;
+        }
+        drop(self.driver);
+        let _ = std::fs::remove_dir_all(&self.profiles);
+        self.server.stop().await;
+    }
 }
 
 fn square(square: &str) -> String {
@@ -465,30 +514,13 @@ async fn resign_and_banner(a: &mut Browser, b: &mut Browser) {
     assert_no_serious_violations(b, "the game page (over, with the banner)").await;
 }
 
-/// Three registered people in three browser sessions.
-async fn three_people(base: &str, driver: &Driver, profiles: &Path) -> [Browser; 3] {
-    let mut people = [
-        driver.session(&profiles.join("a")).await,
-        driver.session(&profiles.join("b")).await,
-        driver.session(&profiles.join("c")).await,
-    ];
-    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
-    for (browser, name) in people.iter_mut().zip(["gpa", "gpb", "gpc"]) {
-        register(browser, base, &format!("{name}{suffix}")).await;
-    }
-    people
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_game_with_premove_chat_browsing_and_the_banner() {
-    if !browser_available() {
+    let Some(setup) = Setup::start().await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profiles = profiles();
-    let [mut a, mut b, mut c] = three_people(&base, &driver, &profiles).await;
+    };
+    let base = setup.base.clone();
+    let [mut a, mut b, mut c] = setup.people::<3>("gp").await;
     let id = start_rated_game(&base, &mut a, &mut b).await;
     eprintln!("browser_game: premove");
     premove_and_keyboard(&mut a, &mut b).await;
@@ -499,30 +531,17 @@ async fn a_rated_game_with_premove_chat_browsing_and_the_banner() {
     browsing(&mut a, &mut b, &mut c).await;
     eprintln!("browser_game: resign");
     resign_and_banner(&mut a, &mut b).await;
-    for browser in [a, b, c] {
-        browser.quit().await;
-    }
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profiles);
-    server.stop().await;
+    setup.finish([a, b, c]).await;
 }
 
 /// An unrated game: 1. e3 a5 2. h3, then takebacks declined and accepted, and more time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn takeback_declined_and_accepted_and_more_time() {
-    if !browser_available() {
+    let Some(setup) = Setup::start().await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profiles = profiles();
-    let mut a = driver.session(&profiles.join("a")).await;
-    let mut b = driver.session(&profiles.join("b")).await;
-    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
-    register(&mut a, &base, &format!("tba{suffix}")).await;
-    register(&mut b, &base, &format!("tbb{suffix}")).await;
-    start_game(&base, &mut a, &mut b, "suicide").await;
+    };
+    let [mut a, mut b] = setup.people::<2>("tb").await;
+    start_game(&setup.base, &mut a, &mut b, "suicide").await;
     for (ply, action) in [(1, "e3"), (2, "a5"), (3, "h3")] {
         let mover = if ply % 2 == 1 { &mut a } else { &mut b };
         mover
@@ -537,12 +556,7 @@ async fn takeback_declined_and_accepted_and_more_time() {
     more_time(&mut a, &mut b).await;
     b.screenshot(&screenshots_dir().join("game-more-time.png"))
         .await;
-    for browser in [a, b] {
-        browser.quit().await;
-    }
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profiles);
-    server.stop().await;
+    setup.finish([a, b]).await;
 }
 
 /// Measures the page: (scrollWidth, innerWidth, main board width, clock's right edge less the
@@ -618,18 +632,11 @@ async fn check_sizes(browser: &mut Browser, url: &str, variant: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_game_page_fits_desktop_and_phone_in_every_variant() {
-    if !browser_available() {
+    let Some(setup) = Setup::start().await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profiles = profiles();
-    let mut a = driver.session(&profiles.join("a")).await;
-    let mut b = driver.session(&profiles.join("b")).await;
-    let suffix = &uuid::Uuid::new_v4().simple().to_string()[..6];
-    register(&mut a, &base, &format!("fita{suffix}")).await;
-    register(&mut b, &base, &format!("fitb{suffix}")).await;
+    };
+    let base = setup.base.clone();
+    let [mut a, mut b] = setup.people::<2>("fit").await;
     for variant in ["suicide", "chazz", "duel", "drehs", "chad"] {
         let id = start_game(&base, &mut a, &mut b, variant).await;
         check_sizes(&mut b, &format!("{base}/game/{id}"), variant).await;
@@ -648,10 +655,5 @@ async fn the_game_page_fits_desktop_and_phone_in_every_variant() {
         )
         .await;
     assert_eq!(page, json!(true));
-    for browser in [a, b] {
-        browser.quit().await;
-    }
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profiles);
-    server.stop().await;
+    setup.finish([a, b]).await;
 }
