@@ -13,8 +13,10 @@ use super::axe::assert_no_serious_violations;
 use super::browser::{page_game, register, screenshots_dir, wait_ply};
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use oddboard::game::GameSettings;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Skips (with `ODDBOARD_SKIP_BROWSER`) or fails when Chromium's driver is missing.
 fn browser_available() -> bool {
@@ -41,7 +43,13 @@ impl Setup {
         if !browser_available() {
             return None;
         }
-        let server = TestServer::start(fast_settings()).await;
+        // The first move may come long after the start on a loaded machine (two page loads
+        // and a registration's password hash): the 30 s of the fast settings abort it.
+        let settings = GameSettings {
+            first_move_limit: Duration::from_secs(600),
+            ..fast_settings()
+        };
+        let server = TestServer::start(settings).await;
         let base = format!("http://{}", server.addr);
         let driver = Driver::start().await;
         let profiles = std::env::temp_dir().join(format!(
