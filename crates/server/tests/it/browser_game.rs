@@ -240,51 +240,42 @@ async fn moves(browser: &mut Browser) -> Vec<String> {
 /// Black's a5, typed in human notation; a second premove is cancelled by a click elsewhere.
 async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     assert!(sounds(a).await.contains(&"start".to_string()));
-    let title = a.js("return document.title", json!([])).await;
-    assert!(
-        title.as_str().unwrap_or_default().starts_with("Your turn"),
-        "{title}"
-    );
+    assert_turn_title(a, true).await;
     click_move(a, "e2", "e3").await;
     wait_ply(b, 1).await;
-    let title = b.js("return document.title", json!([])).await;
-    assert!(
-        title.as_str().unwrap_or_default().starts_with("Your turn"),
-        "{title}"
-    );
-    let title = a.js("return document.title", json!([])).await;
-    assert!(
-        !title.as_str().unwrap_or_default().starts_with("Your turn"),
-        "{title}"
-    );
+    assert_turn_title(b, true).await;
+    assert_turn_title(a, false).await;
     assert!(sounds(b).await.contains(&"move".to_string()));
     // A premove, cancelled by a click off the board.
     click_move(a, "g2", "g3").await;
-    a.wait_for(
-        "the premove",
-        "return document.getElementById('game').dataset.premove === 'g2g3'",
-        json!([]),
-    )
-    .await;
+    wait_premove(a, "g2g3").await;
     a.pointer_click("#status").await;
-    a.wait_for(
-        "the premove dropped",
-        "return document.getElementById('game').dataset.premove === ''",
-        json!([]),
-    )
-    .await;
+    wait_premove(a, "").await;
     // The premove that is played.
     click_move(a, "h2", "h3").await;
-    a.wait_for(
-        "the premove",
-        "return document.getElementById('game').dataset.premove === 'h2h3'",
-        json!([]),
-    )
-    .await;
+    wait_premove(a, "h2h3").await;
     b.type_text("#move-input", "a5\u{E007}").await;
     wait_ply(a, 3).await;
     wait_ply(b, 3).await;
     assert_eq!(moves(b).await, ["e2e3", "a7a5", "h2h3"]);
+}
+
+/// The tab title says "Your turn" exactly while it is.
+async fn assert_turn_title(browser: &mut Browser, yours: bool) {
+    let title = browser.js("return document.title", json!([])).await;
+    let says = title.as_str().unwrap_or_default().starts_with("Your turn");
+    assert_eq!(says, yours, "{title}");
+}
+
+/// Waits for the page's premove (`from` and `to` squares, or "" for none).
+async fn wait_premove(browser: &mut Browser, premove: &str) {
+    browser
+        .wait_for(
+            &format!("the premove {premove:?}"),
+            "return document.getElementById('game').dataset.premove === arguments[0]",
+            json!([premove]),
+        )
+        .await;
 }
 
 /// Black asks to take back a5 and White declines; then White asks to take back h3 and Black
