@@ -236,8 +236,9 @@ async fn moves(browser: &mut Browser) -> Vec<String> {
     serde_json::from_value(value).unwrap_or_default()
 }
 
-/// 1. e3 by clicks; White's premove h3 is set during Black's turn and played at once after
-/// Black's a5, typed in human notation; a second premove is cancelled by a click elsewhere.
+/// White plays e3 by clicks; White's premove h3 is set during Black's turn and played at once
+/// after Black's a5, typed in human notation; a second premove is cancelled by a click
+/// elsewhere.
 async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     assert!(sounds(a).await.contains(&"start".to_string()));
     assert_turn_title(a, true).await;
@@ -533,7 +534,7 @@ async fn a_rated_game_with_premove_chat_browsing_and_the_banner() {
     setup.finish([a, b, c]).await;
 }
 
-/// An unrated game: 1. e3 a5 2. h3, then takebacks declined and accepted, and more time.
+/// An unrated game (e3 a5 h3), then takebacks declined and accepted, and more time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn takeback_declined_and_accepted_and_more_time() {
     let Some(setup) = Setup::start().await else {
