@@ -230,6 +230,15 @@ pub(crate) fn choose(
     pool[(game.ply * 7 + 3) % pool.len()].clone()
 }
 
+/// Whether an action is a teleport: `@` straight after its first square (`g1@e5`), as
+/// `static/board-actions.js` reads it (a Duel Chess `@x1` placement comes after the target).
+fn is_teleport(action: &str) -> bool {
+    square_tokens(action)
+        .first()
+        .and_then(|first| action.find(first.as_str()).map(|at| at + first.len()))
+        .is_some_and(|end| action[end..].starts_with('@'))
+}
+
 fn square_css(board: &str, square: &str) -> String {
     format!("#boards rect[data-board=\"{board}\"][data-square=\"{square}\"]")
 }
@@ -256,7 +265,25 @@ pub(crate) async fn play_through_board(
     }
     let from = square_css(&squares[&tokens[0]], &tokens[0]);
     let to = square_css(&squares[&tokens[1]], &tokens[1]);
-    if drag {
+    // A Davey Drehs teleport (`g1@e5`): the board plays ordinary moves by default and
+    // offers a piece's teleports once its teleport switch is on.
+    let teleport = is_teleport(action);
+    if teleport {
+        browser.pointer_click(&from).await;
+        let toggle = "#special-actions button.teleport-toggle";
+        browser.wait_element(toggle).await;
+        let pressed = browser
+            .js(
+                "return document.querySelector(arguments[0]).getAttribute('aria-pressed')",
+                json!([toggle]),
+            )
+            .await;
+        if pressed != json!("true") {
+            browser.click(toggle).await;
+        }
+        browser.wait_element("#boards .targets circle").await;
+        browser.pointer_click(&to).await;
+    } else if drag {
         browser.drag(&from, &to).await;
     } else {
         browser.pointer_click(&from).await;
@@ -268,7 +295,7 @@ pub(crate) async fn play_through_board(
         .iter()
         .filter(|b| {
             let u = square_tokens(b);
-            u.len() >= 2 && u[0] == tokens[0] && u[1] == tokens[1]
+            u.len() >= 2 && u[0] == tokens[0] && u[1] == tokens[1] && is_teleport(b) == teleport
         })
         .collect();
     if same.len() > 1 {
@@ -453,6 +480,8 @@ async fn play_until_end(
         } else {
             &mut *b
         };
+        // Resign asks for a second click.
+        mover.click("#resign").await;
         mover.click("#resign").await;
         ended = format!("{} resigned", game.turn);
     }

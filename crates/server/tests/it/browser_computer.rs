@@ -110,6 +110,8 @@ async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
                 )
                 .await;
             assert_eq!(away, json!(false), "{variant}");
+            // Resign asks for a second click.
+            browser.click("#resign").await;
             browser.click("#resign").await;
         }
         let record = stored_record_once(&server, &game_id, |r| r["status"] == "finished").await;

@@ -44,7 +44,7 @@ impl Driver {
             child,
             addr: format!("127.0.0.1:{port}"),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let mut client = Client::new(driver.addr.clone());
             if let Ok(r) = client.get("/status").await {
@@ -146,7 +146,10 @@ impl Browser {
 
     /// Waits until `script` returns something truthy, and returns it.
     pub async fn wait_for(&mut self, what: &str, script: &str, args: Value) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        // Generous: the browser tests share a small machine with builds and other tests,
+        // where a password hash or a page load can take many seconds; a wait that is met
+        // returns at once.
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let value = self.js(script, args.clone()).await;
             let truthy = match &value {

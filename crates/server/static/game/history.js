@@ -1,0 +1,61 @@
+// Browsing a live game: the rules snapshot of every position the page has seen, by ply, so
+// that a click on a move or the arrow keys can show it while the game goes on. The positions
+// before the page's first snapshot come from the stored game (`GET /api/games/{id}/replay`,
+// which serves a game in progress too), except in dice variants: their earlier positions
+// cannot be rebuilt before the end without the dice seed, which stays secret until then, so
+// there the page can show only the positions it saw itself.
+
+import { api } from '../common.js';
+
+export class History {
+  constructor(gameId) {
+    this.gameId = gameId;
+    this.positions = [];
+    this.view = null; // the ply shown, or null for the live position
+    this.fetching = null;
+  }
+
+  /// A fresh snapshot: forget what came before (a takeback or a resync may have changed it).
+  reset(moves, rules) {
+    this.positions = [];
+    this.positions[moves.length] = rules;
+    if (this.view !== null && this.view > moves.length) this.view = null;
+  }
+
+  record(ply, rules) {
+    this.positions[ply] = rules;
+  }
+
+  /// Drops the positions after `ply` (a takeback).
+  truncate(ply) {
+    this.positions.length = Math.min(this.positions.length, ply + 1);
+    if (this.view !== null && this.view > ply) this.view = null;
+  }
+
+  at(ply) {
+    return this.positions[ply];
+  }
+
+  /// The first position, when known.
+  start() {
+    return this.positions[0] || null;
+  }
+
+  /// Fetches the earlier positions of a game this page joined after its start. Keeps only
+  /// what agrees with the moves the page holds (the game may have moved on meanwhile).
+  async fill(moves, hasDice, over) {
+    if (!moves.length || this.positions[0] || (hasDice && !over) || this.fetching) return false;
+    this.fetching = api(`/api/games/${this.gameId}/replay`).catch(() => null);
+    const data = await this.fetching;
+    this.fetching = null;
+    if (!data || !Array.isArray(data.snapshots) || !Array.isArray(data.actions)) return false;
+    const n = Math.min(moves.length, data.actions.length);
+    for (let i = 0; i < n; i++) {
+      if (data.actions[i].machine !== moves[i].machine) return false;
+    }
+    for (let ply = 0; ply <= n && ply < data.snapshots.length; ply++) {
+      if (!this.positions[ply]) this.positions[ply] = data.snapshots[ply];
+    }
+    return true;
+  }
+}
