@@ -524,7 +524,7 @@ function button(text, onClick, id) {
 function prompt(id, text, accept, decline) {
   const box = document.createElement('div');
   box.className = 'prompt';
-  box.id = id;
+  box.id = `${id}-prompt`;
   box.setAttribute('role', 'alert');
   const p = document.createElement('p');
   p.textContent = text;
