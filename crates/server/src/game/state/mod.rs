@@ -15,8 +15,8 @@ mod chat;
 mod offers;
 mod play;
 mod resident;
-mod takeback;
 mod spectators;
+mod takeback;
 mod timers;
 mod view;
 
@@ -29,8 +29,8 @@ pub use chat::{
     CHAT_MAX_CHARS, CHAT_WINDOW_MS,
 };
 pub use resident::ComputerTurn;
-pub use takeback::{TakenBack, MORE_TIME_MS};
 pub use spectators::SPECTATORS_EVERY_MS;
+pub use takeback::{TakenBack, MORE_TIME_MS};
 
 use super::clock::{Clock, TimeControl};
 use super::event::{EventLog, GameEvent};
