@@ -96,10 +96,24 @@ fn layout_html(
             ("static", static_prefix),
             ("script", script),
             ("preloads", &preload_links(static_prefix, preloads)),
+            ("styles", &page_styles(static_prefix, script)),
             ("who", &who),
             ("body", body),
         ],
     )
+}
+
+/// Stylesheets only one page needs, by the page's module. They load from `<head>` like the
+/// shared ones: a stylesheet in the body would let the browser paint the page unstyled
+/// first, and shift it when the styles arrive.
+const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css")];
+
+fn page_styles(static_prefix: &str, script: &str) -> String {
+    PAGE_STYLESHEETS
+        .iter()
+        .filter(|(module, _)| *module == script)
+        .map(|(_, sheet)| format!("<link rel=\"stylesheet\" href=\"{static_prefix}/{sheet}\">\n"))
+        .collect()
 }
 
 /// `<link rel="modulepreload">` lines for the modules (names from the static directory,
@@ -221,6 +235,7 @@ pub fn error_page(status: StatusCode, heading: &str, detail: &str) -> Response {
             ("static", "/static"),
             ("script", "common.js"),
             ("preloads", ""),
+            ("styles", ""),
             ("who", ""),
             ("body", &body),
         ],

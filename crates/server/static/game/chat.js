@@ -81,8 +81,9 @@ export class ChatPanel {
     const off = this.off();
     const muted = this.mutedNames();
     title.textContent = this.room === 'spectators' ? 'Spectators’ chat' : 'Chat';
-    toggle.textContent = off ? 'Chat off' : 'Chat on';
-    toggle.setAttribute('aria-label', off ? 'Chat is off: turn it on' : 'Chat is on: turn it off');
+    // The button says what it does; its name is its text (a different spoken name would
+    // confuse people who speak the words they see to voice control).
+    toggle.textContent = off ? 'Turn chat on' : 'Turn chat off';
     mute.hidden = off || !this.opponent;
     const isMuted = !!this.opponent && muted.has(this.opponent);
     mute.textContent = isMuted ? `Unmute ${this.opponent}` : 'Mute opponent';

@@ -8,6 +8,7 @@
 use base64::Engine;
 use oddboard_client::Client;
 use serde_json::{json, Value};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,11 @@ impl Driver {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .unwrap_or_else(|e| panic!("no free port: {e}"));
+        // Its own process group, so that dropping the driver also ends the Chromium processes
+        // it started: killing chromedriver alone leaves them running, orphaned, after a test
+        // that panicked before quitting its sessions.
         let child = Command::new(CHROMEDRIVER)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -88,6 +93,11 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The whole group: chromedriver and every browser it started (see `start`).
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
