@@ -212,9 +212,7 @@ function onSnapshot(msg) {
   chat.reset(g, myName());
   if (first && g.status === 'active' && g.you && g.moves.length === 0) playSound('start');
   render(true);
-  const hasDice = !!g.dice_commitment;
-  const over = g.status === 'finished' || g.status === 'aborted';
-  state.history.fill(g.moves, hasDice, over).then((filled) => { if (filled) render(false); });
+  state.history.fill(g.moves).then((filled) => { if (filled) render(false); });
 }
 
 /// The rules snapshot after an action event: the event's `update` carries every field of the

@@ -1,9 +1,8 @@
 // Browsing a live game: the rules snapshot of every position the page has seen, by ply, so
 // that a click on a move or the arrow keys can show it while the game goes on. The positions
 // before the page's first snapshot come from the stored game (`GET /api/games/{id}/replay`,
-// which serves a game in progress too), except in dice variants: their earlier positions
-// cannot be rebuilt before the end without the dice seed, which stays secret until then, so
-// there the page can show only the positions it saw itself.
+// which serves a game in progress too, dice games included: the server rebuilds them with
+// the seed, which it reveals only after the end).
 
 import { api } from '../common.js';
 
@@ -43,8 +42,8 @@ export class History {
 
   /// Fetches the earlier positions of a game this page joined after its start. Keeps only
   /// what agrees with the moves the page holds (the game may have moved on meanwhile).
-  async fill(moves, hasDice, over) {
-    if (!moves.length || this.positions[0] || (hasDice && !over) || this.fetching) return false;
+  async fill(moves) {
+    if (!moves.length || this.positions[0] || this.fetching) return false;
     this.fetching = api(`/api/games/${this.gameId}/replay`).catch(() => null);
     const data = await this.fetching;
     this.fetching = null;

@@ -1,6 +1,7 @@
 //! Takebacks and more time over real game sockets: offered, accepted (one and two plies),
 //! declined, declined by moving, refused, stored (the taken-back actions leave
-//! `game_action`, the record lists both), surviving a restart, and granted by the computer.
+//! `game_action`, the record lists both), surviving a restart, and granted by the computer;
+//! and a running dice game's positions served for browsing without its seed.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher};
 use crate::ws_game::{
@@ -230,6 +231,22 @@ async fn in_davey_drehs_an_action_that_rolled_dice_is_not_taken_back() {
             break;
         }
     }
+    // The positions so far are served while the game runs (the game page browses them), with
+    // the rolls already made and without the seed.
+    let replay = (server
+        .client()
+        .get(&format!("/api/games/{game_id}/replay"))
+        .await)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json();
+    let snapshots = replay["snapshots"].as_array().cloned().unwrap_or_default();
+    assert_eq!(snapshots.len(), white.ply as usize + 1, "{replay}");
+    assert_eq!(replay["dice_seed"], Value::Null, "{replay}");
+    let last = white.events.last().cloned().unwrap_or_default();
+    assert_eq!(
+        snapshots.last().map(|s| &s["last_action"]["rolls"]),
+        Some(&last["update"]["last_action"]["rolls"])
+    );
     server.stop().await;
 }
 

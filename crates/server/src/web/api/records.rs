@@ -258,8 +258,9 @@ fn replayed_outcome(record: &GameRecord, start_position: &str) -> Option<crate::
 
 /// Every position of a stored game, rebuilt with the rules engine from its start position
 /// and stored actions: `snapshots[0]` is the start, `snapshots[n]` the position after ply n.
-/// A dice game is rebuilt with its revealed seed, so it is only available once over (before
-/// that the rolls could not be reproduced without giving the seed away).
+/// A dice game is rebuilt with its seed even while it runs: the snapshots hold only the rolls
+/// already made, which every viewer of the game has seen, never the seed (which the answer
+/// reveals only once the game is over) nor anything about the rolls to come.
 pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapshot>, ApiError> {
     let mut game = match &record.start_position {
         Some(position) => AnyGame::from_position(record.variant, position)
@@ -268,14 +269,10 @@ pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapsho
     };
     if record.variant.has_dice() {
         let seed: [u8; 32] = record
-            .revealed_dice_seed()
+            .dice_seed
+            .as_deref()
             .and_then(|seed| seed.try_into().ok())
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    "game_not_over",
-                    "a dice game can be replayed once it is over and its seed revealed",
-                )
-            })?;
+            .ok_or_else(|| ApiError::Internal("a dice game without its stored seed".into()))?;
         game.set_dice(seed, &record.game_id.to_string());
     }
     let mut snapshots = Vec::with_capacity(record.actions.len() + 1);
@@ -329,7 +326,6 @@ struct Replay {
     responses(
         (status = 200, description = "The game and its positions.", body = Replay),
         (status = 404, description = "`game_not_found`.", body = ErrorBody),
-        (status = 422, description = "`game_not_over`: a dice game is replayed only once over.", body = ErrorBody),
     )
 )]
 async fn replay(
