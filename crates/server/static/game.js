@@ -6,6 +6,7 @@
 // positions, confirmations.
 
 import { BoardView } from './board.js';
+import { applyUpdate } from './miniboard.js';
 import { api, myName, outcomeText, formatClock, renderMoves, renderRolls, wireHeader, clockText } from './common.js';
 import { play as playSound, wireSoundToggle } from './game/sound.js';
 import { notify, setTurnTitle, wireNotifyToggle } from './game/notify.js';
@@ -213,18 +214,6 @@ function onSnapshot(msg) {
   if (first && g.status === 'active' && g.you && g.moves.length === 0) playSound('start');
   render(true);
   state.history.fill(g.moves).then((filled) => { if (filled) render(false); });
-}
-
-/// The rules snapshot after an action event: the event's `update` carries every field of the
-/// snapshot but the boards and pieces, plus the squares emptied (`removed`) and the pieces
-/// placed or changed (`placed`), each replacing whatever stood on its square
-/// (`Snapshot::apply` in crates/rules/src/snapshot.rs does the same).
-function applyUpdate(rules, update) {
-  const { removed, placed, ...fields } = update;
-  const key = (p) => `${p.board} ${p.square}`;
-  const replaced = new Set([...removed, ...placed].map(key));
-  const pieces = rules.pieces.filter((p) => !replaced.has(key(p))).concat(placed);
-  return { ...rules, ...fields, pieces };
 }
 
 function setClock(clock) {

@@ -50,7 +50,7 @@ const ERROR: &str = include_str!("../../templates/error.html");
 /// Fills a template's `{{key}}` placeholders with the given values, which the caller has
 /// already escaped (or built from escaped parts). A placeholder with no value is left as it
 /// is; a unit test checks that every page fills all of its own.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(super) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 256);
     let mut rest = template;
     while let Some(open) = rest.find("{{") {
@@ -130,7 +130,7 @@ fn preload_links(static_prefix: &str, modules: &[String]) -> String {
         .collect()
 }
 
-fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+pub(super) fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
     let preloads = state
         .static_preloads
@@ -141,7 +141,7 @@ fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &st
 }
 
 /// `<option>`s for the playable variants.
-fn variant_options() -> String {
+pub(super) fn variant_options() -> String {
     Variant::ALL
         .iter()
         .filter(|v| v.is_playable())
