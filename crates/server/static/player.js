@@ -1,69 +1,227 @@
-// The player page: results per variant and the list of past games, filtered by variant and
-// result, newest first, paged (`GET /api/users/{name}/games`).
+// The player page: ratings and results per variant (`GET /api/users/{name}` and
+// `/results`), a rating chart per variant drawn from the rating history
+// (`/ratings/history`), and the player's games, filtered and paged, each with a small picture
+// of its final position (`GET /api/games/{id}/board`, drawn by miniboard.js).
+//
+// Everything the scripts fill in has its room from the first paint (the ratings rows are
+// rendered by the server, the chart has a fixed shape, the games come last on the page with
+// their pager above them), so the page does not move as it loads.
 
-import { api, outcomeText, wireHeader, esc } from './common.js';
+import { api, clockText, outcomeText, wireHeader, esc } from './common.js';
+import { miniBoardSvg } from './miniboard.js';
 
 wireHeader();
 const root = document.getElementById('player');
 const name = root.dataset.username;
 const $ = (id) => document.getElementById(id);
+const userPath = `/api/users/${encodeURIComponent(name)}`;
 const VARIANT_NAMES = {};
-for (const o of document.querySelectorAll('#filter-variant option')) if (o.value) VARIANT_NAMES[o.value] = o.textContent;
+for (const o of $('chart-variant').options) VARIANT_NAMES[o.value] = o.textContent;
 const PER_PAGE = 20;
+/// Board requests in flight at once: a page of games asks for up to PER_PAGE.
+const BOARD_REQUESTS = 4;
 let page = 1;
+/// Rating history by variant, oldest first.
+const history = {};
+/// Finished games' boards by game id (they never change).
+const boards = new Map();
+
+const samePlayer = (other) => !!other && other.toLowerCase() === name.toLowerCase();
 
 function myResult(g) {
   if (!g.outcome || g.outcome.reason === 'aborted') return null;
   if (!g.outcome.winner) return 'draw';
-  const mine = g.white_name && g.white_name.toLowerCase() === name.toLowerCase() ? 'white' : 'black';
-  return g.outcome.winner === mine ? 'win' : 'loss';
+  return g.outcome.winner === (samePlayer(g.white_name) ? 'white' : 'black') ? 'win' : 'loss';
 }
 
+// ---- ratings and results -------------------------------------------------------------------
+
 async function loadRatings() {
-  // Glicko-2 ratings per variant from the player's finger (`GET /api/users/{name}`), and
-  // every finished game counted by result (`GET /api/users/{name}/results`).
   const ratings = {};
   const results = {};
   try {
-    const r = await api(`/api/users/${encodeURIComponent(name)}`);
-    for (const entry of (r.finger || r).ratings || []) ratings[entry.variant] = entry;
-    const counted = await api(`/api/users/${encodeURIComponent(name)}/results`);
+    const finger = await api(userPath);
+    for (const entry of finger.ratings || []) ratings[entry.variant] = entry;
+    const counted = await api(`${userPath}/results`);
     for (const entry of counted.results) results[entry.variant] = entry;
   } catch (_) { /* unknown player: the games list says so */ }
-  const rows = [];
-  for (const [variant, label] of Object.entries(VARIANT_NAMES)) {
+  for (const row of $('ratings').rows) {
+    const variant = row.dataset.variant;
     const rating = ratings[variant];
-    const ratingText = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''} (${rating.games} rated)` : '—';
     const r = results[variant] || { finished: 0, wins: 0, draws: 0, losses: 0 };
-    rows.push(`<tr><td>${esc(label)}</td><td>${esc(ratingText)}</td><td>${r.finished}</td><td>${r.wins}</td><td>${r.draws}</td><td>${r.losses}</td></tr>`);
+    const cells = row.cells;
+    cells[1].textContent = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''}` : '—';
+    cells[2].textContent = r.finished;
+    cells[3].textContent = `${r.wins} / ${r.draws} / ${r.losses}`;
   }
-  $('ratings').innerHTML = rows.join('');
+  return ratings;
+}
+
+// ---- the rating chart ----------------------------------------------------------------------
+
+/// The chart is drawn in the pixels of its box (player.css gives the box its 5:2 shape), so
+/// its labels are the same size on a phone as on a desktop; it is drawn again when the box
+/// changes width.
+const PAD = { left: 44, right: 48, top: 12, bottom: 34 };
+const MIN_WIDTH = 280;
+
+/// Round gridline values covering [lo, hi]: steps of 25, 50, 100 or 200 points.
+function gridValues(lo, hi) {
+  const step = [25, 50, 100, 200, 500].find((s) => (hi - lo) / s <= 5) || 1000;
+  const start = Math.floor(lo / step) * step;
+  const values = [];
+  for (let v = start; v <= hi + step; v += step) {
+    values.push(v);
+    if (v >= hi) break;
+  }
+  return values;
+}
+
+const dateText = (iso) => new Date(iso).toLocaleDateString();
+
+/// The SVG of one variant's history (at least one entry), `width` pixels wide, named by
+/// `captionId`.
+function chartSvg(entries, captionId, width) {
+  const W = Math.max(MIN_WIDTH, Math.round(width));
+  const H = Math.round(W * 0.4);
+  const ratings = entries.map((e) => e.rating);
+  const grid = gridValues(Math.min(...ratings), Math.max(...ratings));
+  const lo = grid[0];
+  const hi = grid[grid.length - 1] === lo ? lo + 50 : grid[grid.length - 1];
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const x = (i) => PAD.left + (entries.length === 1 ? plotW / 2 : (i * plotW) / (entries.length - 1));
+  const y = (r) => PAD.top + plotH - ((r - lo) / (hi - lo)) * plotH;
+  let out = `<svg class="rating-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${captionId}" focusable="false">`;
+  out += `<rect class="chart-bg" x="${PAD.left}" y="${PAD.top}" width="${plotW}" height="${plotH}"/>`;
+  for (const v of grid) {
+    out += `<line class="chart-grid" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(v)}" y2="${y(v)}"/>`;
+    out += `<text class="chart-axis" x="${PAD.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
+  }
+  // The x axis counts rated games; its ends say when the first and the last were played.
+  const last = entries.length - 1;
+  out += `<text class="chart-axis" x="${PAD.left}" y="${H - 18}" text-anchor="start">game 1</text>`;
+  out += `<text class="chart-axis" x="${PAD.left}" y="${H - 4}" text-anchor="start">${esc(dateText(entries[0].created_at))}</text>`;
+  if (last > 0) {
+    out += `<text class="chart-axis" x="${PAD.left + plotW}" y="${H - 18}" text-anchor="end">game ${last + 1}</text>`;
+    out += `<text class="chart-axis" x="${PAD.left + plotW}" y="${H - 4}" text-anchor="end">${esc(dateText(entries[last].created_at))}</text>`;
+  }
+  const points = entries.map((e, i) => `${x(i).toFixed(1)},${y(e.rating).toFixed(1)}`).join(' ');
+  if (entries.length > 1) out += `<polyline class="chart-line" points="${points}"/>`;
+  entries.forEach((e, i) => {
+    const r = Math.round(e.rating);
+    out += `<circle class="chart-point" cx="${x(i).toFixed(1)}" cy="${y(e.rating).toFixed(1)}" r="${entries.length > 60 ? 2 : 3.5}" data-rating="${r}">`
+      + `<title>Game ${i + 1}, ${esc(dateText(e.created_at))}: ${r}</title></circle>`;
+  });
+  const now = Math.round(ratings[last]);
+  out += `<text class="chart-current" x="${x(last) + 8}" y="${y(ratings[last]) + 4}">${now}</text>`;
+  return `${out}</svg>`;
+}
+
+function showChart(variant, ratings) {
+  const entries = history[variant] || [];
+  const label = VARIANT_NAMES[variant] || variant;
+  const caption = $('chart-caption');
+  if (!entries.length) {
+    $('chart').innerHTML = `<p class="chart-empty muted">No rated ${esc(label)} games yet.</p>`;
+    caption.textContent = `${label}: no rating history.`;
+    $('chart-table').innerHTML = '<tr><td colspan="3" class="muted">No rated games.</td></tr>';
+    return;
+  }
+  const first = Math.round(entries[0].rating);
+  const now = Math.round(entries[entries.length - 1].rating);
+  const provisional = ratings[variant] && ratings[variant].provisional ? ' (provisional)' : '';
+  const games = entries.length === 1 ? '1 rated game' : `${entries.length} rated games`;
+  caption.textContent = `${label}: ${games}, from ${first} to ${now}; now ${now}${provisional}.`;
+  $('chart').innerHTML = chartSvg(entries, 'chart-caption', $('chart').clientWidth);
+  $('chart-table').innerHTML = entries.map((e, i) => `<tr><td><a href="/replay/${esc(e.game_id)}">${i + 1}</a></td>`
+    + `<td>${esc(dateText(e.created_at))}</td><td>${Math.round(e.rating)}</td></tr>`).join('');
+}
+
+async function loadChart(ratings) {
+  try {
+    const data = await api(`${userPath}/ratings/history`);
+    for (const entry of data.history) (history[entry.variant] ||= []).push(entry);
+  } catch (_) { /* unknown player: no history */ }
+  // The variant played most, rated, is the one shown first.
+  const counts = Object.entries(history).map(([v, list]) => [v, list.length]);
+  counts.sort((a, b) => b[1] - a[1]);
+  if (counts.length) $('chart-variant').value = counts[0][0];
+  showChart($('chart-variant').value, ratings);
+  const redraw = () => showChart($('chart-variant').value, ratings);
+  $('chart-variant').addEventListener('change', redraw);
+  let width = $('chart').clientWidth;
+  new ResizeObserver(() => {
+    if ($('chart').clientWidth === width) return;
+    width = $('chart').clientWidth;
+    redraw();
+  }).observe($('chart'));
+}
+
+// ---- games ---------------------------------------------------------------------------------
+
+/// Fills each `.mini-box[data-game]` of the list with its game's board, a few requests at a
+/// time; a later page replaces the list, and boards of rows gone are not drawn.
+async function drawBoards(list) {
+  const queue = [...list.querySelectorAll('.mini-box[data-game]')];
+  const worker = async () => {
+    for (let box = queue.shift(); box; box = queue.shift()) {
+      const id = box.dataset.game;
+      try {
+        let board = boards.get(id);
+        if (!board) {
+          board = await api(`/api/games/${encodeURIComponent(id)}/board`);
+          if (board.status === 'finished' || board.status === 'aborted') boards.set(id, board);
+        }
+        if (!box.isConnected) continue;
+        const orientation = samePlayer(board.black) && !samePlayer(board.white) ? 'black' : 'white';
+        const label = `${board.status === 'active' ? 'Position' : 'Final position'} of ${board.white || '?'} against ${board.black || '?'}, ${VARIANT_NAMES[board.variant] || board.variant}`;
+        box.innerHTML = miniBoardSvg(board.rules, { orientation, label });
+        box.classList.add('drawn');
+      } catch (_) {
+        box.textContent = 'No picture';
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: BOARD_REQUESTS }, worker));
+}
+
+function gameRow(g) {
+  const aborted = g.outcome && g.outcome.reason === 'aborted';
+  const score = g.outcome && !aborted ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;
+  const mine = myResult(g);
+  const player = (who) => (who ? `<a href="/player/${encodeURIComponent(who)}">${esc(who)}</a>` : '?');
+  const watch = g.status === 'active';
+  return `<tr data-game="${esc(g.game_id)}"${mine ? ` class="res-${mine}"` : ''}>`
+    + `<td class="mini-cell"><div class="mini-box" data-game="${esc(g.game_id)}"></div></td>`
+    + '<td class="game-info">'
+    + `<div class="game-players">${player(g.white_name)} – ${player(g.black_name)}</div>`
+    + `<div class="muted">${esc(VARIANT_NAMES[g.variant] || g.variant)} · ${esc(clockText(g.clock))}${g.rated ? ' · rated' : ''} · ${esc(dateText(g.created_at))}</div>`
+    + `<div><span class="score">${esc(score)}</span> ${esc(g.outcome ? outcomeText(g.outcome) : '')} · ${g.action_count} moves</div>`
+    + '</td>'
+    + `<td><a href="/${watch ? 'game' : 'replay'}/${esc(g.game_id)}">${watch ? 'Watch' : 'Replay'}</a></td></tr>`;
 }
 
 async function loadGames() {
   const variant = $('filter-variant').value;
   const result = $('filter-result').value;
+  const query = new URLSearchParams({ page, per_page: PER_PAGE });
+  if (variant) query.set('variant', variant);
+  if (result) query.set('result', result);
+  root.dataset.boards = 'loading';
   let data;
   try {
-    data = await api(`/api/users/${encodeURIComponent(name)}/games?page=${page}&per_page=${PER_PAGE}${variant ? `&variant=${variant}` : ''}${result ? `&result=${result}` : ''}`);
+    data = await api(`${userPath}/games?${query}`);
   } catch (e) {
-    $('games').innerHTML = `<tr><td colspan="8">${esc(e.message)}</td></tr>`;
+    $('games').innerHTML = `<tr><td colspan="3">${esc(e.message)}</td></tr>`;
     return;
   }
-  const games = data.games;
-  $('games').innerHTML = games.map((g) => {
-    const date = new Date(g.created_at).toLocaleDateString();
-    const aborted = g.outcome && g.outcome.reason === 'aborted';
-    const res = g.outcome && !aborted ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;
-    return `<tr><td>${esc(date)}</td><td>${esc(VARIANT_NAMES[g.variant] || g.variant)}</td>`
-      + `<td><a href="/player/${esc(g.white_name || '')}">${esc(g.white_name || '?')}</a></td>`
-      + `<td><a href="/player/${esc(g.black_name || '')}">${esc(g.black_name || '?')}</a></td>`
-      + `<td>${esc(res)}</td><td>${esc(g.outcome ? outcomeText(g.outcome) : '')}</td><td>${g.action_count}</td>`
-      + `<td><a href="/${g.status === 'active' ? 'game' : 'replay'}/${esc(g.game_id)}">${g.status === 'active' ? 'Watch' : 'Replay'}</a></td></tr>`;
-  }).join('') || '<tr><td colspan="8" class="muted">No games.</td></tr>';
+  $('games').innerHTML = data.games.map(gameRow).join('') || '<tr><td colspan="3" class="muted">No games.</td></tr>';
   $('page-label').textContent = `Page ${page}`;
   $('prev-page').disabled = page <= 1;
   $('next-page').disabled = data.games.length < PER_PAGE;
+  await drawBoards($('games'));
+  root.dataset.boards = 'drawn';
 }
 
 $('filter-variant').addEventListener('change', () => { page = 1; loadGames(); });
@@ -71,4 +229,4 @@ $('filter-result').addEventListener('change', () => { page = 1; loadGames(); });
 $('prev-page').addEventListener('click', () => { page = Math.max(1, page - 1); loadGames(); });
 $('next-page').addEventListener('click', () => { page += 1; loadGames(); });
 loadGames();
-loadRatings();
+loadRatings().then(loadChart).then(() => { root.dataset.chart = 'drawn'; });

@@ -9,6 +9,7 @@
 //!   time.
 //! - [`chat`]: games' chat lines.
 //! - [`lobby`]: ratings and their history, lobby settings, noplay lists.
+//! - [`leaderboard`]: each variant's highest established ratings.
 //! - [`changes`]: [`GameChange`], one change to one game (created, started, an action,
 //!   ended, with the ratings of a rated game's end), and the one statement that commits a
 //!   batch of them.
@@ -33,6 +34,7 @@ pub mod changes;
 pub mod chat;
 pub mod games;
 pub mod health;
+pub mod leaderboard;
 pub mod lobby;
 pub mod users;
 pub mod writer;
@@ -48,6 +50,7 @@ pub use games::{
     TimeControl, UnfinishedGame, VariantResults,
 };
 pub use health::StoreHealth;
+pub use leaderboard::{LeaderboardEntry, LEADERBOARD_MAX};
 pub use lobby::{LastGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings};
 pub use users::{Session, User};
 pub use writer::{CommitStats, CommitStatsSnapshot, GameWriter, WriterConfig};

@@ -106,7 +106,11 @@ fn layout_html(
 /// Stylesheets only one page needs, by the page's module. They load from `<head>` like the
 /// shared ones: a stylesheet in the body would let the browser paint the page unstyled
 /// first, and shift it when the styles arrive.
-const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css")];
+const PAGE_STYLESHEETS: &[(&str, &str)] = &[
+    ("game.js", "game.css"),
+    ("player.js", "player.css"),
+    ("leaderboard.js", "leaderboard.css"),
+];
 
 fn page_styles(static_prefix: &str, script: &str) -> String {
     PAGE_STYLESHEETS
@@ -130,7 +134,13 @@ fn preload_links(static_prefix: &str, modules: &[String]) -> String {
         .collect()
 }
 
-pub(super) fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+pub(super) fn page(
+    state: &AppState,
+    title: &str,
+    user: &MaybeUser,
+    body: &str,
+    script: &str,
+) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
     let preloads = state
         .static_preloads
@@ -205,10 +215,52 @@ fn replay_body(game_id: Uuid) -> String {
     fill(REPLAY, &[("game_id", &game_id.to_string())])
 }
 
-fn player_body(name: &str) -> String {
+/// The player page's Challenge link, for a viewer who may challenge `name`: none on their own
+/// page, or for a name no person can hold (the computer's, or one the rules for names refuse,
+/// which nobody has); "Sign in to challenge" when signed out (the lobby asks them to).
+fn challenge_link(name: &str, viewer: &MaybeUser) -> String {
+    let possible = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !name.to_ascii_lowercase().starts_with("computer");
+    match &viewer.0 {
+        _ if !possible => String::new(),
+        Some(me) if me.username.eq_ignore_ascii_case(name) => String::new(),
+        Some(_) => format!(
+            "<a class=\"button challenge\" id=\"challenge\" href=\"/?challenge={name}\">Challenge {name}</a>"
+        ),
+        None => format!(
+            "<a class=\"button challenge\" id=\"challenge\" href=\"/?challenge={name}\">Sign in to challenge</a>"
+        ),
+    }
+}
+
+/// A row of the player page's ratings table per playable variant, its cells blank until the
+/// script fills them: the table has its final size from the first paint.
+fn player_rating_rows() -> String {
+    Variant::ALL
+        .iter()
+        .filter(|v| v.is_playable())
+        .map(|v| {
+            format!(
+                "<tr data-variant=\"{}\"><th scope=\"row\">{}</th><td>—</td><td>0</td><td>0 / 0 / 0</td></tr>",
+                v.key(),
+                escape(v.display_name())
+            )
+        })
+        .collect()
+}
+
+fn player_body(name: &str, viewer: &MaybeUser) -> String {
     fill(
         PLAYER,
-        &[("name", &escape(name)), ("options", &variant_options())],
+        &[
+            ("name", &escape(name)),
+            ("options", &variant_options()),
+            ("challenge", &challenge_link(name, viewer)),
+            ("rating_rows", &player_rating_rows()),
+        ],
     )
 }
 
@@ -306,7 +358,13 @@ async fn player_page(
     path: Result<Path<String>, PathRejection>,
 ) -> Response {
     match path {
-        Ok(Path(name)) => page(&state, &name, &user, &player_body(&name), "player.js"),
+        Ok(Path(name)) => page(
+            &state,
+            &name,
+            &user,
+            &player_body(&name, &user),
+            "player.js",
+        ),
         // Only a name that is not UTF-8 once decoded: it names nobody.
         Err(_) => error_page(
             StatusCode::NOT_FOUND,
@@ -323,6 +381,10 @@ pub fn router() -> Router<AppState> {
         .route("/game/{id}", get(game_page))
         .route("/replay/{id}", get(replay_page))
         .route("/player/{name}", get(player_page))
+        .route(
+            "/leaderboard",
+            get(super::api::leaderboard::leaderboard_page),
+        )
 }
 
 #[cfg(test)]
@@ -337,7 +399,7 @@ mod tests {
             lobby_body(),
             game_body(id),
             replay_body(id),
-            player_body("<alice>"),
+            player_body("<alice>", &signed_out),
             fill(ERROR, &[("status", "404"), ("heading", ""), ("detail", "")]),
         ] {
             let preloads = ["common.js".to_string(), "game/chat.js".to_string()];
@@ -358,7 +420,7 @@ mod tests {
             assert!(!html.contains("<alice>") && !html.contains("<title> ·"));
         }
         assert!(game_body(id).contains(&format!("data-game-id=\"{id}\"")));
-        assert!(player_body("a&b").contains("data-username=\"a&amp;b\""));
+        assert!(player_body("a&b", &signed_out).contains("data-username=\"a&amp;b\""));
     }
 
     #[test]
@@ -371,6 +433,31 @@ mod tests {
             r#"id="seek-max" type="number" required min="0" max="9999" step="1" value="9999""#,
         ] {
             assert!(body.contains(input), "{input}");
+        }
+    }
+
+    #[test]
+    fn the_challenge_link_is_for_others_and_asks_strangers_to_sign_in() {
+        let viewer = |name: &str| {
+            MaybeUser(Some(crate::store::User {
+                user_id: Uuid::nil(),
+                username: name.to_string(),
+                is_guest: false,
+                created_at: chrono::DateTime::UNIX_EPOCH,
+            }))
+        };
+        assert_eq!(
+            challenge_link("Alice", &viewer("bob")),
+            "<a class=\"button challenge\" id=\"challenge\" href=\"/?challenge=Alice\">Challenge Alice</a>"
+        );
+        assert!(challenge_link("Alice", &MaybeUser(None)).contains(">Sign in to challenge</a>"));
+        for (name, who) in [
+            ("alice", "Alice"),
+            ("Computer-level-3", "bob"),
+            ("a b", "bob"),
+            ("<x>", "bob"),
+        ] {
+            assert_eq!(challenge_link(name, &viewer(who)), "", "{name}");
         }
     }
 

@@ -149,7 +149,7 @@ async fn open(browser: &mut Browser, base: &str, page: &Page) {
 
 /// Chooses a theme with the header's Display menu, as a person would, and leaves the menu
 /// open (so axe checks it too).
-async fn choose_theme(browser: &mut Browser, theme: &str) {
+pub(crate) async fn choose_theme(browser: &mut Browser, theme: &str) {
     let open = browser
         .js(
             "return document.getElementById('display-menu').open",
@@ -176,7 +176,7 @@ async fn theme_shown(browser: &mut Browser) -> (Value, Value) {
 }
 
 /// Whether the page is wider than the window.
-async fn overflow(browser: &mut Browser) -> Value {
+pub(crate) async fn overflow(browser: &mut Browser) -> Value {
     browser
         .js(
             "const w = document.documentElement.scrollWidth;

@@ -10,14 +10,20 @@
 //! - `GET /api/games?status=active`: the newest games in a status (games to watch).
 //! - `GET /api/games/{id}/replay`: the rules snapshot after every ply, for the replay page.
 //! - `GET /api/games/{id}/chat`: the game's stored chat the requester may read ([`chat`]).
+//! - `GET /api/games/{id}/board`: the position a game stands at, its final one once over
+//!   ([`boards`]).
+//! - `GET /api/leaderboard`: a variant's highest established ratings, and the
+//!   `/leaderboard` page ([`leaderboard`]).
 //!
 //! [`games`] holds the game endpoints, [`players`] a player's history, [`records`] the
 //! export, the dice record and the replay.
 
 pub(super) mod analysis;
+pub(super) mod boards;
 pub(super) mod chat;
 pub(super) mod computer;
 pub(super) mod games;
+pub(super) mod leaderboard;
 pub(super) mod players;
 pub(super) mod records;
 
@@ -110,4 +116,6 @@ pub fn router() -> Router<AppState> {
         .merge(records::router())
         .merge(analysis::router())
         .merge(chat::router())
+        .merge(boards::router())
+        .merge(leaderboard::router())
 }

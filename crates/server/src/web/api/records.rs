@@ -262,6 +262,21 @@ fn replayed_outcome(record: &GameRecord, start_position: &str) -> Option<crate::
 /// already made, which every viewer of the game has seen, never the seed (which the answer
 /// reveals only once the game is over) nor anything about the rolls to come.
 pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapshot>, ApiError> {
+    let mut snapshots = Vec::with_capacity(record.actions.len() + 1);
+    replayed_game(record, |game| snapshots.push(game.snapshot()))?;
+    Ok(snapshots)
+}
+
+/// The position a stored game stands at after its last stored action (its final position
+/// once it is over), rebuilt as [`replay_snapshots`] rebuilds every one: the same snapshot as
+/// the last of those, the seed of a running dice game just as secret.
+pub fn final_snapshot(record: &GameRecord) -> Result<crate::rules::Snapshot, ApiError> {
+    Ok(replayed_game(record, |_| {})?.snapshot())
+}
+
+/// A stored game played from its start through its stored actions, `each` called with the
+/// start and after every action.
+fn replayed_game(record: &GameRecord, mut each: impl FnMut(&AnyGame)) -> Result<AnyGame, ApiError> {
     let mut game = match &record.start_position {
         Some(position) => AnyGame::from_position(record.variant, position)
             .map_err(|e| ApiError::Internal(format!("stored start position: {e}")))?,
@@ -275,8 +290,7 @@ pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapsho
             .ok_or_else(|| ApiError::Internal("a dice game without its stored seed".into()))?;
         game.set_dice(seed, &record.game_id.to_string());
     }
-    let mut snapshots = Vec::with_capacity(record.actions.len() + 1);
-    snapshots.push(game.snapshot());
+    each(&game);
     for action in &record.actions {
         game.play(&action.machine).map_err(|e| {
             ApiError::Internal(format!(
@@ -284,9 +298,9 @@ pub fn replay_snapshots(record: &GameRecord) -> Result<Vec<crate::rules::Snapsho
                 action.ply, action.machine
             ))
         })?;
-        snapshots.push(game.snapshot());
+        each(&game);
     }
-    Ok(snapshots)
+    Ok(game)
 }
 
 /// A stored game with the rules snapshot of every position, for the replay page.
