@@ -75,7 +75,9 @@ async fn register_in_browser(browser: &mut Browser, base: &str, name: &str) {
     assert_eq!(status, json!(200), "register {name}");
 }
 
-/// Opens a player page and waits for its chart and boards.
+/// Opens a player page and waits for its chart and boards. The page must not have moved as
+/// they filled in: its layout shift (the sum Lighthouse's CLS takes, from the browser's own
+/// `layout-shift` entries) stays under [`MAX_LAYOUT_SHIFT`].
 async fn open_player(browser: &mut Browser, base: &str, name: &str) {
     browser.goto(&format!("{base}/player/{name}")).await;
     browser
@@ -86,7 +88,27 @@ async fn open_player(browser: &mut Browser, base: &str, name: &str) {
             json!([]),
         )
         .await;
+    let shift = browser
+        .js(
+            "return new Promise((done) => {
+               let sum = 0;
+               new PerformanceObserver((list) => {
+                 for (const e of list.getEntries()) if (!e.hadRecentInput) sum += e.value;
+               }).observe({ type: 'layout-shift', buffered: true });
+               setTimeout(() => done(sum), 300);
+             });",
+            json!([]),
+        )
+        .await;
+    let shift = shift.as_f64().unwrap_or(f64::MAX);
+    assert!(
+        (0.0..MAX_LAYOUT_SHIFT).contains(&shift),
+        "/player/{name} moved as it loaded: layout shift {shift}"
+    );
 }
+
+/// The layout shift a page may have as it loads: Lighthouse's "good" is up to 0.1.
+const MAX_LAYOUT_SHIFT: f64 = 0.02;
 
 /// Axe in both themes and no overflow, at the current size; a screenshot of each theme.
 async fn check_page(browser: &mut Browser, label: &str, shot: &str) {
