@@ -23,8 +23,12 @@ const BOARD_REQUESTS = 4;
 let page = 1;
 /// Rating history by variant, oldest first.
 const history = {};
-/// Finished games' boards by game id (they never change).
+/// Finished games' boards by game id (they never change), for paging back; at most
+/// BOARDS_KEPT.
 const boards = new Map();
+const BOARDS_KEPT = 200;
+/// Which list of games is the latest asked for: an older answer does not replace it.
+let listed = 0;
 
 const samePlayer = (other) => !!other && other.toLowerCase() === name.toLowerCase();
 
@@ -171,7 +175,10 @@ async function drawBoards(list) {
         let board = boards.get(id);
         if (!board) {
           board = await api(`/api/games/${encodeURIComponent(id)}/board`);
-          if (board.status === 'finished' || board.status === 'aborted') boards.set(id, board);
+          if (board.status === 'finished' || board.status === 'aborted') {
+            if (boards.size >= BOARDS_KEPT) boards.delete(boards.keys().next().value);
+            boards.set(id, board);
+          }
         }
         if (!box.isConnected) continue;
         const orientation = samePlayer(board.black) && !samePlayer(board.white) ? 'black' : 'white';
@@ -209,19 +216,21 @@ async function loadGames() {
   if (variant) query.set('variant', variant);
   if (result) query.set('result', result);
   root.dataset.boards = 'loading';
+  const mine = ++listed;
   let data;
   try {
     data = await api(`${userPath}/games?${query}`);
   } catch (e) {
-    $('games').innerHTML = `<tr><td colspan="3">${esc(e.message)}</td></tr>`;
+    if (mine === listed) $('games').innerHTML = `<tr><td colspan="3">${esc(e.message)}</td></tr>`;
     return;
   }
+  if (mine !== listed) return;
   $('games').innerHTML = data.games.map(gameRow).join('') || '<tr><td colspan="3" class="muted">No games.</td></tr>';
   $('page-label').textContent = `Page ${page}`;
   $('prev-page').disabled = page <= 1;
   $('next-page').disabled = data.games.length < PER_PAGE;
   await drawBoards($('games'));
-  root.dataset.boards = 'drawn';
+  if (mine === listed) root.dataset.boards = 'drawn';
 }
 
 $('filter-variant').addEventListener('change', () => { page = 1; loadGames(); });

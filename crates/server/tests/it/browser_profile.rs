@@ -6,7 +6,7 @@
 //! pages pass axe in the light and the dark theme and fit a 390 x 844 phone and a 1280 x 800
 //! desktop; screenshots go to `target/screenshots/profile-*.png` and `leaderboard-*.png`.
 //! The board read (`GET /api/games/{id}/board`) and the leaderboard API are checked over
-//! HTTP here too.
+//! HTTP (without a browser).
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
@@ -368,23 +368,48 @@ async fn check_leaderboard_pages(browser: &mut Browser, base: &str) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_profile_shows_its_chart_results_games_and_challenge_and_the_leaderboard_its_order() {
-    if !browser_available() {
-        return;
-    }
+/// A server where Rita and Sam, registered, have played three rated games: Rita won two of
+/// Suicide (her history there: two points, rising) and lost one of Chad. The games' ids,
+/// newest first.
+async fn rita_and_sam() -> (TestServer, LobbyPlayer, Vec<String>) {
     let server = server().await;
-    let base = format!("http://{}", server.addr);
     let mut rita = LobbyPlayer::registered(&server, "Rita").await;
     let mut sam = LobbyPlayer::registered(&server, "Sam").await;
-    // Rita wins two Suicide games (her history: two points, rising) and loses one of Chad.
     let mut games = vec![
         rated_game(&mut rita, &mut sam, "suicide", false).await,
         rated_game(&mut sam, &mut rita, "suicide", true).await,
         rated_game(&mut rita, &mut sam, "chad", true).await,
     ];
     games.reverse();
+    (server, rita, games)
+}
+
+/// Makes every Suicide and Chad rating established, as a dozen rated games would.
+async fn establish_ratings(server: &TestServer) {
+    server
+        .execute("update rating set deviation = 90 where variant in ('suicide', 'chad')")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_games_board_and_the_leaderboard_are_read_over_http() {
+    let (server, mut rita, games) = rita_and_sam().await;
     check_board_reads(&server, &mut rita, &games[0]).await;
+    // Provisional ratings are not listed.
+    let (status, body) = get(&mut rita, "/api/leaderboard?variant=suicide").await;
+    assert_eq!((status, body["players"].clone()), (200, json!([])));
+    establish_ratings(&server).await;
+    check_leaderboard_api(&mut rita).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_shows_its_chart_results_games_and_challenge_and_the_leaderboard_its_order() {
+    if !browser_available() {
+        return;
+    }
+    let (server, mut rita, games) = rita_and_sam().await;
+    let base = format!("http://{}", server.addr);
     let suicide = history(&mut rita, "Rita", "suicide").await;
     let chad = history(&mut rita, "Rita", "chad").await;
     assert!(suicide.len() == 2 && suicide[1] > suicide[0], "{suicide:?}");
@@ -422,10 +447,7 @@ async fn a_profile_shows_its_chart_results_games_and_challenge_and_the_leaderboa
     assert_eq!(own, Value::Null);
 
     // The leaderboard, once the ratings are established (as a dozen games would make them).
-    server
-        .execute("update rating set deviation = 90 where variant in ('suicide', 'chad')")
-        .await;
-    check_leaderboard_api(&mut rita).await;
+    establish_ratings(&server).await;
     check_leaderboard_pages(browser, &base).await;
     // Signed out, the player page asks to sign in to challenge.
     browser
