@@ -18,6 +18,7 @@ mod crash;
 mod limits;
 mod loadtest;
 mod lobby;
+mod lobby_presence;
 mod lobby_protocol;
 mod lobby_ratings;
 mod mux;
