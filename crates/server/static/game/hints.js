@@ -70,8 +70,8 @@ const HINTS = {
         ? 'A capture is possible, so you must capture: in Suicide Chess taking is compulsory. With several captures, choose any.'
         : null;
     }],
-    ['king_ordinary', (c) => (c.last && !c.lastByMe && /^K/.test(c.last.human) && /x/.test(c.last.human)
-      ? 'Kings are ordinary pieces here: there is no check, and a king can be taken like any other piece.'
+    ['king_capture', (c) => (c.legal.some((a) => landsOnEnemy(c, a) && c.at(squares(a).to).role === 'king')
+      ? 'You may take the enemy king: in Suicide Chess kings are ordinary pieces, with no check.'
       : null)],
   ],
   chazz: [
@@ -142,7 +142,8 @@ const HINTS = {
     }],
   ],
   drehs: [
-    ['dice_attack', (c) => (c.legal.some((a) => /^[a-h][1-8]x/.test(a)) || (c.last && (c.last.rolls || []).length && !/\^/.test(c.last.machine))
+    // Every attack is written with an x (`d1xd7`, `g1@d6xe8`, `e5xd6/c6d6`); nothing else is.
+    ['dice_attack', (c) => (c.legal.some((a) => a.includes('x')) || (c.last && c.last.machine.includes('x'))
       ? 'Attacks are rolled: a d20 plus the attacker\'s ears must beat the target\'s armor, then the weapon dice take life points. A target that survives strikes back.'
       : null)],
     ['teleport', (c) => (c.legal.some((a) => /^[a-h][1-8]@/.test(a))

@@ -2,6 +2,8 @@
 //! rule first matters (not before), can be dismissed, comes once per game, and is not shown
 //! to a player who has finished five games of the variant; the link goes to the variant's
 //! page. The player is a guest in the browser; the opponent plays over the game socket.
+//! And in every variant, across many positions of the real engine, the page's hints agree
+//! with what the engine's own notation says about each rule.
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
@@ -9,7 +11,9 @@ use super::browser_game::page_fetch;
 use super::browser_site::{sign_in_as_guest, start_site};
 use super::server::{Player, Watcher};
 use super::webdriver::Browser;
+use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// A game of `variant` the browser's player creates as White from a page with no lobby
@@ -231,6 +235,179 @@ async fn hints_come_when_their_rule_first_matters_once_and_only_to_newcomers() {
     );
     resign(&mut black).await;
 
+    session.end().await;
+    server.stop().await;
+}
+
+/// The hints whose rule the engine can tell apart by itself, from the human notation of the
+/// legal actions and of the last one (the page reads machine notation and pieces): what each
+/// position should bring the side to move.
+fn engine_says(game: &AnyGame) -> BTreeSet<&'static str> {
+    let snapshot = game.snapshot();
+    let human: Vec<String> = (game.legal_actions().iter())
+        .map(|a| {
+            game.human_notation(a)
+                .unwrap_or_else(|e| panic!("{a}: {e:?}"))
+        })
+        .collect();
+    let any = |f: &dyn Fn(&str) -> bool| human.iter().any(|h| f(h));
+    let last = snapshot.last_action.as_deref();
+    let last_human = last.map_or("", |l| l.human.as_str());
+    let last_machine = last.map_or("", |l| l.machine.as_str());
+    let mut says = BTreeSet::new();
+    let mut say = |yes: bool, id: &'static str| {
+        if yes {
+            says.insert(id);
+        }
+    };
+    match game.variant() {
+        Variant::Suicide => say(any(&|h| h.contains('x')), "must_capture"),
+        Variant::Chazz => {
+            say(last_machine == "pass", "pass");
+            let off = any(&|h| h.ends_with("-off")) || last_human.ends_with("-off");
+            say(off, "self_destruct");
+        }
+        Variant::Duel => {
+            say(
+                any(&|h| h.contains('@')) || last_human.contains('@'),
+                "duel_placement",
+            );
+            say(
+                any(&|h| h.contains('>')) || last_human.contains('>'),
+                "duel_return",
+            );
+        }
+        Variant::Chad => {
+            say(any(&|h| h.starts_with('K')), "castle_king");
+            say(
+                any(&|h| h.contains('x')) || last_human.contains('x'),
+                "wall_capture",
+            );
+            say(
+                any(&|h| h.contains("=Q")) || last_human.contains("=Q"),
+                "promotion",
+            );
+        }
+        Variant::Drehs => {
+            say(
+                any(&|h| h.contains('x')) || last_human.contains('x'),
+                "dice_attack",
+            );
+            say(any(&|h| h.contains('@')), "teleport");
+            say(
+                any(&|h| h.contains('^')) || last_human.contains('^'),
+                "cannon",
+            );
+        }
+    }
+    says
+}
+
+/// Positions of pseudo-random games of `variant` (a fixed seed), at most `per_kind` for each
+/// set of hints the engine says they bring: `(snapshot, expected hints)`.
+fn sample_positions(variant: Variant, per_kind: usize) -> Vec<(Value, BTreeSet<&'static str>)> {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ variant.key().len() as u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(seed >> 33).unwrap_or(0)
+    };
+    let mut kept: Vec<(Value, BTreeSet<&'static str>)> = Vec::new();
+    for game_no in 0..8 {
+        let mut game = AnyGame::start(variant).unwrap_or_else(|e| panic!("{e:?}"));
+        if variant.has_dice() {
+            game.set_dice([game_no; 32], "hints");
+        }
+        for _ in 0..160 {
+            let says = engine_says(&game);
+            if kept.iter().filter(|(_, s)| *s == says).count() < per_kind {
+                let snapshot = serde_json::to_value(game.snapshot());
+                kept.push((snapshot.unwrap_or_else(|e| panic!("{e}")), says));
+            }
+            let legal = game.legal_actions();
+            if legal.is_empty() {
+                break;
+            }
+            let action = legal[next() % legal.len()].clone();
+            game.play(&action)
+                .unwrap_or_else(|e| panic!("{action}: {e:?}"));
+        }
+    }
+    kept
+}
+
+/// The hints the page's module gives each position, for the side to move.
+async fn page_hints(
+    browser: &mut Browser,
+    variant: Variant,
+    snapshots: &[&Value],
+) -> Vec<Vec<String>> {
+    browser
+        .js(
+            "window.__hints = null;
+             const src = document.querySelector('script[type=module][src]').src;
+             import(new URL('game/hints.js', src).href).then((m) => {
+               window.__hints = arguments[1].map((s) => m.hintsFor(arguments[0], s, s.turn).map((h) => h.id));
+             }, (e) => { window.__hints = String(e); });",
+            json!([variant.key(), snapshots]),
+        )
+        .await;
+    let found = browser
+        .wait_for("the page's hints", "return window.__hints", json!([]))
+        .await;
+    serde_json::from_value(found.clone()).unwrap_or_else(|e| panic!("{e}: {found}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hints_follow_the_engines_legal_actions_in_every_variant() {
+    let Some((server, base, mut session)) = start_site("hints-engine").await else {
+        return;
+    };
+    let browser = &mut session.browser;
+    browser.goto(&format!("{base}/")).await;
+    // What the engine can check: each at least once in these games, so no check is empty.
+    let required = [
+        "must_capture",
+        "self_destruct",
+        "duel_placement",
+        "castle_king",
+        "wall_capture",
+        "promotion",
+        "dice_attack",
+        "teleport",
+        "cannon",
+    ];
+    let mut seen = BTreeSet::new();
+    for variant in [
+        Variant::Suicide,
+        Variant::Chazz,
+        Variant::Duel,
+        Variant::Chad,
+        Variant::Drehs,
+    ] {
+        let positions = sample_positions(variant, 6);
+        let snapshots: Vec<&Value> = positions.iter().map(|(s, _)| s).collect();
+        let found = page_hints(browser, variant, &snapshots).await;
+        let checked: BTreeSet<&str> = positions
+            .iter()
+            .flat_map(|(_, says)| says.iter().copied())
+            .collect();
+        for ((snapshot, says), ids) in positions.iter().zip(&found) {
+            let shown: BTreeSet<&str> = (ids.iter().map(String::as_str))
+                .filter(|id| checked.contains(id) || required.contains(id))
+                .collect();
+            assert_eq!(
+                &shown, says,
+                "{variant:?} at {}: the page hints {ids:?}, the engine says {says:?}",
+                snapshot["position"]
+            );
+        }
+        seen.extend(checked);
+    }
+    for id in required {
+        assert!(seen.contains(id), "no position brought {id}: {seen:?}");
+    }
     session.end().await;
     server.stop().await;
 }
