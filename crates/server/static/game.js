@@ -3,7 +3,7 @@
 // `?v=<last version>` so that missed events are replayed. The parts of the page that are
 // more than the board and the socket live in `static/game/`: sounds, the tab title and
 // notifications, captured material, ratings and the result banner, chat, browsing earlier
-// positions, confirmations.
+// positions, confirmations, the rules link and newcomers' hints.
 
 import { BoardView } from './board.js';
 import { applyUpdate } from './miniboard.js';
@@ -16,6 +16,7 @@ import { ResultBanner } from './game/banner.js';
 import { ChatPanel } from './game/chat.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
+import { Hints } from './game/hints.js';
 
 wireHeader();
 const root = document.getElementById('game');
@@ -54,6 +55,7 @@ const chat = new ChatPanel({
   section: $('chat'), title: $('chat-title'), lines: $('chat-lines'), form: $('chat-form'),
   input: $('chat-input'), toggle: $('chat-toggle'), mute: $('mute-opponent'), note: $('chat-note'),
 }, (message) => send(message));
+const hints = new Hints({ region: $('hints'), link: $('rules-link') }, gameId, api, myName);
 const banner = new ResultBanner({
   section: $('result-banner'), title: $('result-title'), reason: $('result-reason'),
   changes: $('rating-changes'), newOpponent: $('new-opponent'),
@@ -430,6 +432,7 @@ function render(full, { animate = true } = {}) {
   setTurnTitle(myTurn());
   banner.show(g, renderPlayers);
   renderOffers();
+  hints.update(g, view === null);
   tick();
 }
 

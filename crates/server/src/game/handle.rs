@@ -44,6 +44,9 @@ pub enum GameCmd {
     },
     /// A connection of this viewer opened (true) or closed (false).
     Presence { viewer: Option<Uuid>, open: bool },
+    /// The lobby paired the players: abort the game if one of them has not opened it
+    /// within this long ([`crate::game::state::GameState::expect_players`]).
+    ExpectPlayers { within: std::time::Duration },
     /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
     /// as aborted without storing the end again.
     AbortedInStore,
@@ -123,6 +126,11 @@ impl GameHandle {
             reply,
         })
         .await?
+    }
+
+    /// Asks the actor to abort the game unless both players have opened it within `within`.
+    pub async fn expect_players(&self, within: std::time::Duration) {
+        let _ = self.tx.send(GameCmd::ExpectPlayers { within }).await;
     }
 
     /// Tells the actor that the game was marked aborted in the store behind its back (by an

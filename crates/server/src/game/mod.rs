@@ -480,6 +480,23 @@ impl Games {
         Ok(game_id)
     }
 
+    /// Creates and starts a game the lobby paired (a seek, a `play`, an accepted challenge)
+    /// for two players who are on the lobby, not on the game's page: it is aborted unless
+    /// both open it within `join_limit` (`docs/protocol.md`, "Seeks and matching").
+    pub async fn create_paired(
+        &self,
+        white: Seat,
+        black: Seat,
+        terms: GameTerms,
+        join_limit: std::time::Duration,
+    ) -> Result<Uuid, GameError> {
+        let game_id = self.create_started(white, black, terms).await?;
+        if let Some(handle) = self.get(game_id) {
+            handle.expect_players(join_limit).await;
+        }
+        Ok(game_id)
+    }
+
     /// Starts a game between `player` and the computer at `level`: unrated, with the
     /// player's choice of colour, within the server's and the player's bounds on games
     /// against the computer.

@@ -72,6 +72,7 @@ fn command_error(e: LobbyError) -> ApiError {
         | LobbyError::FormulaRejected { .. }
         | LobbyError::Noplay { .. } => StatusCode::FORBIDDEN,
         LobbyError::NotOnline(_)
+        | LobbyError::NotInLobby
         | LobbyError::TooManySeeks
         | LobbyError::DuplicateSeek
         | LobbyError::Ambiguous => StatusCode::CONFLICT,
@@ -143,7 +144,7 @@ async fn carry_out(
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
         (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
         (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
-        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
+        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `not_in_lobby`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`line_too_long`, `bad_body`.", body = ErrorBody),
     )
 )]
@@ -178,7 +179,7 @@ async fn command(
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
         (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
         (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
-        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
+        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `not_in_lobby`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`bad_message`, `unknown_message`, `bad_body`.", body = ErrorBody),
     )
 )]

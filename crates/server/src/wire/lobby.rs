@@ -301,7 +301,7 @@ pub enum RemovedReason {
     Replaced,
     Noplay,
     GameStarted,
-    /// Its sender or receiver left the lobby for longer than the grace.
+    /// Its sender or receiver closed their last lobby connection.
     Gone,
 }
 
@@ -338,6 +338,10 @@ pub enum LobbyEvent {
     },
     Notice {
         text: String,
+        /// The seeks the notice is about: those that went when their owner left the lobby,
+        /// in the notice on the owner's next connection. Absent from other notices.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        seeks: Vec<SeekView>,
     },
 }
 

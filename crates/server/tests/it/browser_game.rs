@@ -96,7 +96,7 @@ fn square(square: &str) -> String {
 }
 
 /// Runs a request from the page (with its session cookie) and returns the JSON answer.
-async fn page_fetch(browser: &mut Browser, path: &str, body: Value) -> Value {
+pub(crate) async fn page_fetch(browser: &mut Browser, path: &str, body: Value) -> Value {
     browser
         .js(
             "window.__answer = null;

@@ -8,7 +8,7 @@
 //! form itself sends its largest clock and "No clock" as seeks, which appear in the list.
 
 use super::browser_site::{sign_in_as_guest, start_site, Session};
-use super::server::Player;
+use super::server::{Player, WAIT};
 use super::webdriver::Browser;
 use oddboard::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
 use oddboard::game::lobby::{MAX_INC, MAX_TIME};
@@ -212,6 +212,10 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
     let [seek_minutes, seek_increment, computer_minutes, computer_increment] =
         input_bounds(browser).await;
     let mut player = server.guest().await;
+    // The lobby takes seeks only from someone in it: the probing player holds a socket.
+    let mut in_lobby = player.client.connect_lobby().await;
+    let in_lobby = in_lobby.as_mut().unwrap_or_else(|e| panic!("{e}"));
+    in_lobby.next(WAIT).await.unwrap_or_else(|e| panic!("{e}"));
     seek_form_agrees(browser, &mut player, seek_minutes[1], seek_increment[1]).await;
     computer_dialog_agrees(
         browser,

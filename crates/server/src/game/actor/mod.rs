@@ -252,6 +252,9 @@ impl GameActor {
                 let effects = self.state.presence(viewer, open, self.now_ms());
                 self.carry_out(effects);
             }
+            GameCmd::ExpectPlayers { within } => {
+                self.state.expect_players(self.now_ms(), within);
+            }
             GameCmd::AbortedInStore => {
                 let effects = self
                     .state

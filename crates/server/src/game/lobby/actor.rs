@@ -1,7 +1,8 @@
 //! The lobby actor: the one task that owns the [`LobbyState`] and the lobby connections. It
 //! takes one message at a time, so each pairing decision sees the state every earlier one
 //! left; its own work is I/O only: loading users from the store, saving settings and noplay
-//! lists, creating the games the state decides on, and sending the state's events.
+//! lists, creating the games the state decides on (with the join limit of a pairing), and
+//! sending the state's events.
 
 use super::state::{alternate_colors, Delivery, LobbyState, PendingGame, Step, UserInfo};
 use super::{
@@ -37,6 +38,8 @@ struct LobbyActor {
     state: LobbyState,
     connections: HashMap<u64, Connection>,
     last_connection: u64,
+    /// How long the players of a game the lobby paired have to open it.
+    join_limit: std::time::Duration,
 }
 
 fn now() -> std::time::Instant {
@@ -49,6 +52,7 @@ pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Rec
     let mut actor = LobbyActor {
         store: games.store().clone(),
         games,
+        join_limit: settings.join_limit,
         state: LobbyState::new(settings, now()),
         connections: HashMap::new(),
         last_connection: 0,
@@ -90,6 +94,7 @@ impl LobbyActor {
             } => {
                 if self.connections.remove(&connection).is_some() {
                     self.state.disconnect(user_id, now());
+                    self.flush();
                 }
             }
             LobbyMsg::Command {
@@ -115,21 +120,29 @@ impl LobbyActor {
     }
 
     /// Sends the state's events to every connection of their users; a connection that is
-    /// closed or too far behind is dropped.
+    /// closed or too far behind is dropped, and the events that dropping brings (a user's
+    /// last connection: their seeks go) are sent in turn. Each round drops connections, so
+    /// it ends.
     fn flush(&mut self) {
-        for Delivery { to, event } in self.state.take_outbox() {
-            let message: Arc<str> = event.to_json().into();
-            let mut dropped = Vec::new();
-            for (id, connection) in &self.connections {
-                if to.contains(&connection.user_id)
-                    && connection.tx.try_send(message.clone()).is_err()
-                {
-                    dropped.push((*id, connection.user_id));
-                }
+        loop {
+            let outbox = self.state.take_outbox();
+            if outbox.is_empty() {
+                break;
             }
-            for (id, user_id) in dropped {
-                self.connections.remove(&id);
-                self.state.disconnect(user_id, now());
+            for Delivery { to, event } in outbox {
+                let message: Arc<str> = event.to_json().into();
+                let mut dropped = Vec::new();
+                for (id, connection) in &self.connections {
+                    if to.contains(&connection.user_id)
+                        && connection.tx.try_send(message.clone()).is_err()
+                    {
+                        dropped.push((*id, connection.user_id));
+                    }
+                }
+                for (id, user_id) in dropped {
+                    self.connections.remove(&id);
+                    self.state.disconnect(user_id, now());
+                }
             }
         }
     }
@@ -190,6 +203,9 @@ impl LobbyActor {
         let (tx, events) = mpsc::channel(CONNECTION_BUFFER);
         let snapshot = self.state.connect(user.user_id);
         let _ = tx.try_send(snapshot.to_json().into());
+        if let Some(notice) = self.state.missed_notice(user.user_id, now()) {
+            let _ = tx.try_send(notice.to_json().into());
+        }
         let user_id = user.user_id;
         self.connections.insert(id, Connection { user_id, tx });
         Ok(LobbyConnection { id, events })
@@ -297,7 +313,7 @@ impl LobbyActor {
         let (white, black) = self.state.seats(&game, a_color);
         let game_id = self
             .games
-            .create_started(white, black, game.game_terms())
+            .create_paired(white, black, game.game_terms(), self.join_limit)
             .await?;
         Ok(self.state.game_created(&game, a_color, game_id, now()))
     }

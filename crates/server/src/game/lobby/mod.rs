@@ -5,8 +5,8 @@
 //!
 //! - [`command`]: the FICS-style text commands (`seek 5 0 rated chazz`) and the JSON
 //!   messages (`crate::wire::lobby`) turned into one typed [`LobbyCmd`]; the text of replies.
-//! - `state`: the lobby as plain state: seeks, challenges, users, formulas and the FICS
-//!   matching rules (see `docs/protocol.md`, "Lobby"), one file per group of commands.
+//! - `state`: the lobby as plain state: seeks, challenges, users, formulas, presence and
+//!   the FICS matching rules (see `docs/protocol.md`, "Lobby"), one file per group of commands.
 //! - `actor`: the task around the state, doing its I/O (store, game creation, sending).
 //!
 //! Games are started through [`Games::create_started`]; the lobby learns about every other
@@ -43,19 +43,31 @@ pub const MAX_RATING: i64 = 9999;
 pub const HISTORY_LINES: i64 = 10;
 
 /// Timings of the lobby; shorter in tests.
+///
+/// A user's seeks and challenges never outlive their last lobby connection: they go the
+/// moment it closes (`docs/protocol.md`, "Seeks and matching").
 #[derive(Clone, Debug)]
 pub struct LobbySettings {
-    /// How long a user's seeks and challenges outlive their last lobby connection.
-    pub presence_grace: Duration,
+    /// How long the lobby keeps a user with no lobby connection loaded (ratings, settings,
+    /// formulas), so that a page reload does not read them again.
+    pub forget_after: Duration,
     /// How long a seek number rests before it is handed out again (FICS: 90 s).
     pub seek_number_reuse: Duration,
+    /// How long each player of a game the lobby paired has to open it before it is aborted
+    /// (far less than the first-move limit: a pairing is meant to be played at once).
+    pub join_limit: Duration,
+    /// How long the list of a user's seeks that went when they left waits for them to come
+    /// back (it is sent as a `notice` on their next lobby connection).
+    pub missed_notice_keep: Duration,
 }
 
 impl Default for LobbySettings {
     fn default() -> Self {
         LobbySettings {
-            presence_grace: Duration::from_secs(5),
+            forget_after: Duration::from_secs(5),
             seek_number_reuse: Duration::from_secs(90),
+            join_limit: Duration::from_secs(15),
+            missed_notice_keep: Duration::from_secs(60 * 60),
         }
     }
 }
@@ -155,6 +167,9 @@ pub enum LobbyError {
     BadCommand(String),
     UnknownUser(String),
     NotOnline(String),
+    /// A seek or a challenge from a user with no lobby connection: it could not outlive the
+    /// request, since offers go when their owner's last connection closes.
+    NotInLobby,
     /// Guests can only play unrated games.
     GuestRated,
     TooManySeeks,
@@ -194,6 +209,7 @@ impl LobbyError {
             LobbyError::BadCommand(_) => "bad_command",
             LobbyError::UnknownUser(_) => "unknown_user",
             LobbyError::NotOnline(_) => "user_not_online",
+            LobbyError::NotInLobby => "not_in_lobby",
             LobbyError::GuestRated => "guests_play_unrated",
             LobbyError::TooManySeeks => "too_many_seeks",
             LobbyError::DuplicateSeek => "duplicate_seek",
@@ -224,6 +240,10 @@ impl fmt::Display for LobbyError {
                 write!(f, "There is no player matching the name {name}.")
             }
             LobbyError::NotOnline(name) => write!(f, "{name} is not logged in."),
+            LobbyError::NotInLobby => f.write_str(
+                "You are not in the lobby: seeks and challenges last only while you have it \
+                 open (the lobby page, or a /ws/lobby connection).",
+            ),
             LobbyError::GuestRated => {
                 f.write_str("Only registered players can play rated games.")
             }
@@ -361,7 +381,7 @@ impl LobbyHandle {
         self.ask(|reply| LobbyMsg::Connect { user, reply }).await
     }
 
-    /// Closes a connection; the user's seeks go after the grace once the last one closes.
+    /// Closes a connection; the user's seeks and challenges go when the last one closes.
     pub async fn disconnect(&self, user_id: Uuid, connection: u64) {
         let _ = self
             .tx

@@ -211,6 +211,10 @@ pub struct GameState {
     anonymous_viewers: u32,
     /// When each seat's last connection closed.
     gone_since: [Option<u64>; 2],
+    /// Whether each seat's player has had a connection to the game since it started.
+    joined: [bool; 2],
+    /// When the game is aborted if a player has still not come ([`GameState::expect_players`]).
+    join_deadline: Option<u64>,
     first_move_deadline: Option<u64>,
     /// When an open challenge nobody has accepted is withdrawn (only while waiting).
     challenge_expires_at: Option<u64>,
@@ -287,6 +291,8 @@ impl GameState {
             viewers: HashMap::new(),
             anonymous_viewers: 0,
             gone_since: [None, None],
+            joined: [false, false],
+            join_deadline: None,
             first_move_deadline: None,
             challenge_expires_at: None,
             idle_deadline: None,

@@ -200,6 +200,9 @@ impl GameState {
         if self.status != GameStatus::Active {
             return effects;
         }
+        if open {
+            self.joined[color.index()] = true;
+        }
         if open && now_connected == 1 {
             if self.gone_since[color.index()].take().is_some() {
                 self.announce(&mut effects, &GameEvent::PlayerBack { color });

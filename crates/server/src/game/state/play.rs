@@ -244,7 +244,9 @@ impl GameState {
         effects.in_progress_delta = 1;
         self.resume_timers(now);
         for color in Color::ALL {
-            if self.connections(color) == 0 && !self.is_resident(color) {
+            let here = self.connections(color) > 0;
+            self.joined[color.index()] = here;
+            if !here && !self.is_resident(color) {
                 self.gone_since[color.index()] = Some(now);
             }
         }

@@ -272,6 +272,46 @@ fn a_flag_against_a_side_that_cannot_win_is_a_draw() {
 }
 
 #[test]
+fn a_paired_player_who_never_comes_aborts_the_game_at_the_join_limit() {
+    let mut table = Table::new(Variant::Suicide, None, false);
+    let (white, black) = (table.white.user_id, table.black.user_id);
+    table.state.expect_players(500, Duration::from_secs(10));
+    assert_eq!(table.state.next_deadline(), Some(10_500));
+    // White comes and goes again: once come counts as come. Black never comes.
+    table.state.presence(Some(white), true, 1_000);
+    table.state.presence(Some(white), false, 2_000);
+    assert!(table.state.deadline_end(10_499).is_none());
+    let abort = table
+        .state
+        .deadline_end(10_500)
+        .unwrap_or_else(|| panic!("no abort at the join limit"));
+    assert_eq!(end_of(&abort).outcome, Outcome::draw(EndReason::Aborted));
+    // Had Black come, even late, the join limit would not have ended it.
+    table.state.presence(Some(black), true, 10_000);
+    assert!(table.state.deadline_end(10_500).is_none());
+    assert_eq!(
+        table.state.next_deadline(),
+        Some(30_000),
+        "the first-move limit"
+    );
+}
+
+#[test]
+fn the_join_limit_is_for_pairings_only_and_both_players_here_meet_it() {
+    // A game nobody asked the join limit of waits out the first-move limit.
+    let table = Table::new(Variant::Suicide, None, false);
+    assert!(table.state.deadline_end(29_999).is_none());
+    // Players already on the page when it is asked meet it at once.
+    let mut table = Table::new(Variant::Suicide, None, false);
+    let (white, black) = (table.white.user_id, table.black.user_id);
+    table.state.presence(Some(white), true, 100);
+    table.state.presence(Some(black), true, 100);
+    table.state.expect_players(200, Duration::from_secs(10));
+    assert_eq!(table.state.next_deadline(), Some(30_000));
+    assert!(table.state.deadline_end(10_200).is_none());
+}
+
+#[test]
 fn a_first_move_that_never_comes_aborts_the_game_unrated() {
     let mut table = Table::new(Variant::Suicide, None, true);
     assert_eq!(table.state.next_deadline(), Some(30_000));

@@ -1,6 +1,6 @@
-//! The game's timers: the first-move limit, an open challenge's expiry, the idle limit, the
-//! flag, the claim delay, lingering after the end, hibernation and store retries; and which
-//! of them is due next.
+//! The game's timers: the join limit, the first-move limit, an open challenge's expiry, the
+//! idle limit, the flag, the claim delay, lingering after the end, hibernation and store
+//! retries; and which of them is due next.
 
 use super::{GameState, Proposal, STORE_RETRY_MS};
 use crate::game::clock::Clock;
@@ -31,6 +31,30 @@ impl GameState {
         }
         let limit = self.settings.idle_limit;
         self.idle_deadline = Some(deadline_after(now, limit, idle_for));
+    }
+
+    /// The game was paired by the lobby for two players who were not on its page: unless
+    /// each of them has opened it `within` from `now`, it is aborted then, instead of waiting
+    /// out the first-move limit for someone who is gone (their lobby page was closed or lost
+    /// its network after the pairing). A player who comes once counts as come, as does the
+    /// computer. Only before both sides' first moves: a game under way is never aborted.
+    pub fn expect_players(&mut self, now: u64, within: Duration) {
+        if self.status == GameStatus::Active && self.ply() < 2 && self.missing_player() {
+            self.join_deadline = Some(now.saturating_add(millis(within)));
+        }
+    }
+
+    /// Whether a seat's player has not opened the game since it started.
+    fn missing_player(&self) -> bool {
+        Color::ALL
+            .into_iter()
+            .any(|c| !self.joined[c.index()] && !self.is_resident(c))
+    }
+
+    /// The join deadline while it still matters: an active game, a player still missing.
+    fn pending_join_deadline(&self) -> Option<u64> {
+        self.join_deadline
+            .filter(|_| self.status == GameStatus::Active && self.missing_player())
     }
 
     /// Sets the first-move deadline or starts the clock, as the ply count requires.
@@ -71,8 +95,8 @@ impl GameState {
             .is_some_and(|ended| now >= self.linger_until(ended))
     }
 
-    /// The end a passed deadline brings at `now`: an open challenge's expiry or the
-    /// first-move limit aborts, the idle limit loses the game for the player to move, a
+    /// The end a passed deadline brings at `now`: an open challenge's expiry, the join limit
+    /// or the first-move limit aborts, the idle limit loses the game for the player to move, a
     /// flag loses it on time.
     pub fn deadline_end(&self, now: u64) -> Option<Proposal> {
         if self.is_over() {
@@ -82,7 +106,8 @@ impl GameState {
             && self.challenge_expires_at.is_some_and(|t| now >= t);
         let idle =
             self.status == GameStatus::Active && self.idle_deadline.is_some_and(|t| now >= t);
-        if expired || self.first_move_deadline.is_some_and(|t| now >= t) {
+        let no_show = self.pending_join_deadline().is_some_and(|t| now >= t);
+        if expired || no_show || self.first_move_deadline.is_some_and(|t| now >= t) {
             return self.propose_end(Outcome::draw(EndReason::Aborted), now, false);
         }
         if idle {
@@ -131,6 +156,7 @@ impl GameState {
         let due = [
             linger,
             flag,
+            self.pending_join_deadline(),
             self.first_move_deadline,
             expiry,
             idle,

@@ -145,7 +145,13 @@ impl LobbyState {
                 rating_text(rating, provisional),
                 terms.text()
             );
-            self.send(vec![them], LobbyEvent::Notice { text });
+            self.send(
+                vec![them],
+                LobbyEvent::Notice {
+                    text,
+                    seeks: Vec::new(),
+                },
+            );
             return Err(LobbyError::FormulaRejected { user: their_name });
         }
         let challenge = self.create_challenge(me, them, terms, request.color, None);

@@ -4,6 +4,14 @@
 //! ([`super::actor`]) loads users in, passes the time in, and carries out what the state
 //! decides — the events in [`LobbyState::take_outbox`] and the games of [`Step::Start`].
 //!
+//! Presence: a user's seeks and challenges last only while they have a lobby connection.
+//! When their last one closes, every seek of theirs and every challenge to or from them goes
+//! at once (the others are told), and the seeks are kept, bounded, to be named in a `notice`
+//! on the user's next connection. A user with no lobby connection cannot post a seek or a
+//! challenge (`not_in_lobby`): it would have nobody to outlive. So a seek or a challenge
+//! always belongs to users who are connected, and the lobby never pairs anyone with an owner
+//! who is gone.
+//!
 //! One file per group of commands: `seek` (seek, unseek, sought, play, seek numbers),
 //! `challenge` (match, accept, decline, withdraw, pending, rematch terms), `settings` (set,
 //! noplay), `games` (starting games, game notices, ratings); `rules` holds the matching rules
@@ -34,18 +42,25 @@ pub(super) use settings::noplay_reply;
 
 use rules::Terms;
 
-use super::{LobbyCmd, LobbyError, LobbyReply, LobbySettings, LobbyUser, PlayTarget, ReplyData};
+use super::{
+    LobbyCmd, LobbyError, LobbyReply, LobbySettings, LobbyUser, PlayTarget, ReplyData, MAX_SEEKS,
+};
 use crate::game::formula::{FormulaError, FormulaSet, Slot};
 use crate::game::rating::Glicko;
 use crate::rules::Variant;
 use crate::store::UserSettings;
-use crate::wire::lobby::{LobbyEvent, RemovedReason};
+use crate::wire::lobby::{LobbyEvent, RemovedReason, SeekView};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 use uuid::Uuid;
 
 /// The rating of a registered player who has not played the variant rated.
 const UNRATED: i64 = 1500;
+
+/// At most this many users' lists of seeks that went when they left are kept for their
+/// return; beyond it the oldest list is dropped. With at most [`crate::game::lobby::MAX_SEEKS`]
+/// seeks each, this bounds the lists' memory.
+pub const MAX_MISSED_NOTICES: usize = 10_000;
 
 /// An event and the users it is for.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +102,12 @@ struct Challenge {
     seek: Option<u32>,
 }
 
+/// The seeks that went when a user left the lobby, waiting for their next connection.
+struct Missed {
+    since: Instant,
+    seeks: Vec<SeekView>,
+}
+
 /// What the lobby knows about a user it deals with.
 pub struct UserInfo {
     user: LobbyUser,
@@ -96,7 +117,7 @@ pub struct UserInfo {
     noplay: HashSet<Uuid>,
     /// How many lobby connections the user has open.
     connections: usize,
-    /// Since when the user has had no lobby connection.
+    /// Since when the user has had no lobby connection (they are forgotten some time after).
     gone_since: Option<Instant>,
 }
 
@@ -148,6 +169,8 @@ pub struct LobbyState {
     users: HashMap<Uuid, UserInfo>,
     seeks: BTreeMap<u32, Seek>,
     challenges: BTreeMap<u32, Challenge>,
+    /// Per user who left with seeks up, those seeks (see [`MAX_MISSED_NOTICES`]).
+    missed: HashMap<Uuid, Missed>,
     /// Seek numbers given back, with the moment each may be handed out again.
     resting_numbers: BTreeMap<u32, Instant>,
     highest_number: u32,
@@ -165,6 +188,7 @@ impl LobbyState {
             users: HashMap::new(),
             seeks: BTreeMap::new(),
             challenges: BTreeMap::new(),
+            missed: HashMap::new(),
             resting_numbers: BTreeMap::new(),
             highest_number: 0,
             last_challenge: 0,
@@ -203,8 +227,8 @@ impl LobbyState {
         }
     }
 
-    /// Adds a loaded user. Not connected: anything they post lasts the grace unless they
-    /// connect.
+    /// Adds a loaded user. Not connected: they can answer seeks and challenges but post
+    /// none, and are forgotten after a while unless they connect.
     pub fn add_user(&mut self, mut info: UserInfo, now: Instant) {
         info.connections = 0;
         info.gone_since = Some(now);
@@ -253,42 +277,113 @@ impl LobbyState {
         self.snapshot(user_id)
     }
 
-    /// A connection closed (or fell too far behind); after the grace without any, the
-    /// user's seeks and challenges go.
+    /// A connection closed (or fell too far behind). With the user's last one, their seeks
+    /// and challenges go at once (everyone concerned is told), and the seeks are kept for the
+    /// `notice` of their next connection.
     pub fn disconnect(&mut self, user_id: Uuid, now: Instant) {
-        if let Some(info) = self.users.get_mut(&user_id) {
-            info.connections = info.connections.saturating_sub(1);
-            if info.connections == 0 && info.gone_since.is_none() {
-                info.gone_since = Some(now);
-            }
+        let Some(info) = self.users.get_mut(&user_id) else {
+            return;
+        };
+        info.connections = info.connections.saturating_sub(1);
+        if info.connections > 0 || info.gone_since.is_some() {
+            return;
+        }
+        info.gone_since = Some(now);
+        self.now = now;
+        let seeks: Vec<SeekView> = self
+            .seeks
+            .values()
+            .filter(|s| s.owner == user_id)
+            .filter_map(|s| self.seek_view_of(s.id))
+            .collect();
+        self.clear_user(user_id, RemovedReason::Gone);
+        if !seeks.is_empty() {
+            self.keep_missed(user_id, seeks, now);
         }
     }
 
-    /// When the next user's grace runs out.
+    /// Keeps the seeks a user lost by leaving, within [`MAX_MISSED_NOTICES`] users: expired
+    /// lists go first, then the oldest.
+    fn keep_missed(&mut self, user_id: Uuid, seeks: Vec<SeekView>, now: Instant) {
+        if self.missed.len() >= MAX_MISSED_NOTICES && !self.missed.contains_key(&user_id) {
+            let keep = self.settings.missed_notice_keep;
+            self.missed.retain(|_, m| m.since + keep > now);
+            if self.missed.len() >= MAX_MISSED_NOTICES {
+                let oldest = self.missed.iter().min_by_key(|(_, m)| m.since);
+                if let Some(oldest) = oldest.map(|(id, _)| *id) {
+                    self.missed.remove(&oldest);
+                }
+            }
+        }
+        let entry = self.missed.entry(user_id).or_insert(Missed {
+            since: now,
+            seeks: Vec::new(),
+        });
+        entry.since = now;
+        entry.seeks.extend(seeks);
+        // A user can only lose the seeks they had at once, but stay bounded regardless.
+        let excess = entry.seeks.len().saturating_sub(MAX_SEEKS);
+        entry.seeks.drain(..excess);
+    }
+
+    /// The `notice` for a user's new connection naming the seeks that went when they last
+    /// left, if any went and the list is not too old; given once.
+    pub fn missed_notice(&mut self, user_id: Uuid, now: Instant) -> Option<LobbyEvent> {
+        let missed = self.missed.remove(&user_id)?;
+        if missed.since + self.settings.missed_notice_keep <= now {
+            return None;
+        }
+        let lines: Vec<String> = missed
+            .seeks
+            .iter()
+            .map(|s| {
+                let rated = if s.rated { "rated" } else { "unrated" };
+                format!("{} {} {rated} {}", s.time, s.inc, s.variant)
+            })
+            .collect();
+        let text = format!(
+            "While you were away from the lobby, your seek(s) were removed: {}. Seek again to play.",
+            lines.join("; ")
+        );
+        Some(LobbyEvent::Notice {
+            text,
+            seeks: missed.seeks,
+        })
+    }
+
+    /// When the next user with no lobby connection is to be forgotten.
     pub fn next_presence_deadline(&self) -> Option<Instant> {
         self.users
             .values()
             .filter_map(|u| u.gone_since)
             .min()
-            .map(|t| t + self.settings.presence_grace)
+            .map(|t| t + self.settings.forget_after)
     }
 
-    /// Users gone for longer than the grace lose their seeks and challenges and leave the
-    /// cache; returns who left.
+    /// Forgets the users who have had no lobby connection for `forget_after` (they have no
+    /// seek or challenge: those went when they left); returns who was forgotten.
     pub fn expire_presence(&mut self, now: Instant) -> Vec<Uuid> {
         self.now = now;
-        let grace = self.settings.presence_grace;
+        let after = self.settings.forget_after;
         let gone: Vec<Uuid> = self
             .users
             .iter()
-            .filter(|(_, u)| u.gone_since.is_some_and(|t| t + grace <= now))
+            .filter(|(_, u)| u.gone_since.is_some_and(|t| t + after <= now))
             .map(|(id, _)| *id)
             .collect();
         for id in &gone {
-            self.clear_user(*id, RemovedReason::Gone);
             self.users.remove(id);
         }
         gone
+    }
+
+    /// Refuses an offer (a seek, a challenge) from a user with no lobby connection.
+    fn ensure_present(&self, me: Uuid) -> Result<(), LobbyError> {
+        if self.is_connected(me) {
+            Ok(())
+        } else {
+            Err(LobbyError::NotInLobby)
+        }
     }
 
     /// Removes every seek of a user and every challenge to or from them.
@@ -328,11 +423,17 @@ impl LobbyState {
     ) -> Result<Step, LobbyError> {
         self.now = now;
         match command {
-            LobbyCmd::Seek(request) => self.seek(me, &request),
+            LobbyCmd::Seek(request) => {
+                self.ensure_present(me)?;
+                self.seek(me, &request)
+            }
             LobbyCmd::Unseek(id) => self.unseek(me, id).map(Step::Done),
             LobbyCmd::Sought { all } => Ok(Step::Done(self.sought_reply(me, all))),
             LobbyCmd::Play(target) => self.play(me, target),
-            LobbyCmd::Match(request) => self.challenge(me, &request),
+            LobbyCmd::Match(request) => {
+                self.ensure_present(me)?;
+                self.challenge(me, &request)
+            }
             LobbyCmd::Accept(which) => self.accept(me, which.as_ref()),
             LobbyCmd::Decline(which) => self.remove_offers(me, which.as_ref(), true),
             LobbyCmd::Withdraw(which) => self.remove_offers(me, which.as_ref(), false),

@@ -219,6 +219,8 @@ impl LobbyState {
         }
         let my_color = color.map(Color::other);
         if manual {
+            // The answer is a challenge, which needs its sender in the lobby.
+            self.ensure_present(me)?;
             let challenge = self.create_challenge(me, b, terms, my_color, Some(id));
             let text = format!(
                 "Issuing match request since the seek was set to manual.\n{}",

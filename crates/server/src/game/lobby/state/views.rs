@@ -59,6 +59,7 @@ impl LobbyState {
         let Some(info) = self.users.get(&user_id) else {
             return LobbyEvent::Notice {
                 text: String::new(),
+                seeks: Vec::new(),
             };
         };
         let seeks = self

@@ -150,7 +150,8 @@ fn a_formula_refusal_tells_its_owner_and_the_challenger() {
     assert_eq!(
         notices,
         vec![LobbyEvent::Notice {
-            text: "Ignoring (formula): Ann (1500) rated suicide 5 0".into()
+            text: "Ignoring (formula): Ann (1500) rated suicide 5 0".into(),
+            seeks: Vec::new(),
         }]
     );
     lobby.ok(ann, "match bob 5 0 unrated");

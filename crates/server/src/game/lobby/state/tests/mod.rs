@@ -37,8 +37,10 @@ impl Lobby {
     fn new() -> Lobby {
         let now = Instant::now();
         let settings = LobbySettings {
-            presence_grace: Duration::from_secs(5),
+            forget_after: Duration::from_secs(5),
             seek_number_reuse: Duration::from_secs(90),
+            join_limit: Duration::from_secs(15),
+            missed_notice_keep: Duration::from_secs(3600),
         };
         Lobby {
             state: LobbyState::new(settings, now),
