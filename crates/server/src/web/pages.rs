@@ -106,7 +106,7 @@ fn layout_html(
 /// Stylesheets only one page needs, by the page's module. They load from `<head>` like the
 /// shared ones: a stylesheet in the body would let the browser paint the page unstyled
 /// first, and shift it when the styles arrive.
-const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css")];
+const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css"), ("variant.js", "variant.css")];
 
 fn page_styles(static_prefix: &str, script: &str) -> String {
     PAGE_STYLESHEETS
