@@ -130,7 +130,13 @@ fn preload_links(static_prefix: &str, modules: &[String]) -> String {
         .collect()
 }
 
-pub(super) fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+pub(super) fn page(
+    state: &AppState,
+    title: &str,
+    user: &MaybeUser,
+    body: &str,
+    script: &str,
+) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
     let preloads = state
         .static_preloads

@@ -12,6 +12,7 @@ mod browser_computer;
 mod browser_game;
 mod browser_seek_form;
 mod browser_site;
+mod browser_variants;
 mod cli;
 mod computer;
 mod crash;

@@ -117,7 +117,7 @@ pub const LESSONS: &[Lesson] = &[
         position: "rnbqkbnr/ppp1p1pp/8/3p1p2/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 3",
         example: "e4d5",
         shows: any_capture,
-        success: "Right: a capture was possible, so you had to capture. Now Black is in the same spot: every black move on offer is a capture.",
+        success: "Right: a capture was possible, so you had to capture. Play on: whenever the side to move can take something, its board offers captures only.",
     },
     Lesson {
         variant: Variant::Chazz,
@@ -286,7 +286,8 @@ impl Tried {
 /// # Errors
 /// The lesson's position does not parse (ruled out by the tests).
 pub fn start(lesson: &Lesson) -> Result<AnyGame, TryError> {
-    AnyGame::from_position(lesson.variant, lesson.position).map_err(|e| TryError::Setup(e.to_string()))
+    AnyGame::from_position(lesson.variant, lesson.position)
+        .map_err(|e| TryError::Setup(e.to_string()))
 }
 
 /// Plays `actions` from the lesson's start.
@@ -331,7 +332,8 @@ mod tests {
 
     fn played(lesson: &Lesson, actions: &[&str]) -> Tried {
         let actions: Vec<String> = actions.iter().map(|a| a.to_string()).collect();
-        try_lesson(lesson, &actions).unwrap_or_else(|e| panic!("{}/{}: {e:?}", lesson.variant, lesson.id))
+        try_lesson(lesson, &actions)
+            .unwrap_or_else(|e| panic!("{}/{}: {e:?}", lesson.variant, lesson.id))
     }
 
     #[test]
@@ -374,7 +376,10 @@ mod tests {
             let variant: Variant = variant.parse().unwrap_or_else(|e| panic!("{e}"));
             let lesson = find(variant, id).unwrap_or_else(|| panic!("{variant}/{id}"));
             let tried = played(lesson, &[action]);
-            assert!(!tried.shown, "{variant}/{id}: {action} counted as the point");
+            assert!(
+                !tried.shown,
+                "{variant}/{id}: {action} counted as the point"
+            );
         }
     }
 
@@ -385,7 +390,14 @@ mod tests {
         assert_eq!(game.legal_actions(), ["e4d5", "e4f5"]);
         let refused = try_lesson(lesson, &["d2d4".to_string()]).err();
         assert!(
-            matches!(refused, Some(TryError::Illegal { index: 0, code: "must_capture", .. })),
+            matches!(
+                refused,
+                Some(TryError::Illegal {
+                    index: 0,
+                    code: "must_capture",
+                    ..
+                })
+            ),
             "{refused:?}"
         );
         // Black must answer with a capture as well.
@@ -422,11 +434,16 @@ mod tests {
         let lesson = find(Variant::Drehs, "attack").unwrap_or_else(|| panic!("lesson"));
         let rolls = || {
             let snapshot = played(lesson, &["e4xd5"]).snapshot();
-            let last = snapshot.last_action.unwrap_or_else(|| panic!("no last action"));
+            let last = snapshot
+                .last_action
+                .unwrap_or_else(|| panic!("no last action"));
             serde_json::to_string(&last.rolls).unwrap_or_default()
         };
         let first = rolls();
-        assert!(first.contains("to_hit") && first.contains("damage"), "{first}");
+        assert!(
+            first.contains("to_hit") && first.contains("damage"),
+            "{first}"
+        );
         assert_eq!(first, rolls());
     }
 
@@ -442,9 +459,15 @@ mod tests {
     fn refusals_name_the_action_and_change_nothing() {
         let lesson = find(Variant::Chazz, "backward-pawn").unwrap_or_else(|| panic!("lesson"));
         let too_many = vec!["pass".to_string(); MAX_ACTIONS + 1];
-        assert_eq!(try_lesson(lesson, &too_many).err(), Some(TryError::TooManyActions));
+        assert_eq!(
+            try_lesson(lesson, &too_many).err(),
+            Some(TryError::TooManyActions)
+        );
         let long = vec!["d3d2".to_string(), "x".repeat(MAX_ACTION_LEN + 1)];
-        assert_eq!(try_lesson(lesson, &long).err(), Some(TryError::ActionTooLong(1)));
+        assert_eq!(
+            try_lesson(lesson, &long).err(),
+            Some(TryError::ActionTooLong(1))
+        );
         for bad in ["d3d1", "zz", "", "d3d2q"] {
             let refused = try_lesson(lesson, &["d3d2".to_string(), bad.to_string()]);
             assert!(
@@ -461,7 +484,9 @@ mod tests {
     fn lesson_ids_are_unique_within_a_variant_and_url_safe() {
         for lesson in LESSONS {
             assert_eq!(
-                lessons_of(lesson.variant).filter(|l| l.id == lesson.id).count(),
+                lessons_of(lesson.variant)
+                    .filter(|l| l.id == lesson.id)
+                    .count(),
                 1,
                 "{}",
                 lesson.id

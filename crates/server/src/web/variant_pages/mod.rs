@@ -54,14 +54,16 @@ const ABOUT: [About; 5] = [
         origin: "No one person invented it: it is the old losing game of chess, with the \
                  rules the Free Internet Chess Server (FICS) wrote down in its help file \
                  \"suicide_chess\", last revised on 11 September 1997.",
-        summary: "Lose all your men to win. Captures are compulsory and the king is just another piece.",
+        summary:
+            "Lose all your men to win. Captures are compulsory and the king is just another piece.",
         text: include_str!("../../../templates/variants/suicide.html"),
     },
     About {
         variant: Variant::Chazz,
         origin: "Invented by David Moeser of Cincinnati, Ohio, on 18 April 1999, for the \
                  40-square chess-variant contest of Hans Bodlaender's chess variants site.",
-        summary: "Kings and pawns on an 8 by 5 board. Pawns step backward, nobody is ever stalemated.",
+        summary:
+            "Kings and pawns on an 8 by 5 board. Pawns step backward, nobody is ever stalemated.",
         text: include_str!("../../../templates/variants/chazz.html"),
     },
     About {
@@ -75,7 +77,8 @@ const ABOUT: [About; 5] = [
         variant: Variant::Drehs,
         origin: "Davey W. Drehs' \"Execute! the Game\", published in 2009: chess fought out \
                  with dice, life points and armor.",
-        summary: "Chess with dice: pieces have life points and armor, and the goal is to kill the king.",
+        summary:
+            "Chess with dice: pieces have life points and armor, and the goal is to kill the king.",
         text: include_str!("../../../templates/variants/drehs.html"),
     },
     About {
@@ -138,7 +141,10 @@ fn variant_body(about: &About) -> String {
     let tries: Vec<(String, String)> = lessons::lessons_of(about.variant)
         .map(|l| (format!("try:{}", l.id), try_markup(l)))
         .collect();
-    let mut values: Vec<(&str, &str)> = tries.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut values: Vec<(&str, &str)> = tries
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     values.push(("setup", SETUP));
     let text = fill(about.text, &values);
     fill(
@@ -311,10 +317,7 @@ fn try_error(e: TryError) -> ApiError {
         ),
         TryError::ActionTooLong(index) => ApiError::invalid(
             "action_too_long",
-            format!(
-                "action {} is longer than {MAX_ACTION_LEN} bytes",
-                index + 1
-            ),
+            format!("action {} is longer than {MAX_ACTION_LEN} bytes", index + 1),
         ),
         TryError::Illegal {
             index,
@@ -418,7 +421,10 @@ mod tests {
             }
             assert!(body.contains(&format!("href=\"/?variant={variant}\"")));
             assert!(body.contains(&format!("href=\"/?computer={variant}\"")));
-            assert!(body.contains("id=\"notation\""), "{variant}: no notation section");
+            assert!(
+                body.contains("id=\"notation\""),
+                "{variant}: no notation section"
+            );
         }
         let list = variants_body().unwrap_or_else(|e| panic!("{e:?}"));
         assert!(!list.contains("{{"));
@@ -430,15 +436,18 @@ mod tests {
         for lesson in lessons::LESSONS {
             let markup = try_markup(lesson);
             assert!(markup.contains("aria-live=\"polite\""));
-            assert_eq!(markup.contains("aria-label=\"Dice\""), lesson.variant.has_dice());
+            assert_eq!(
+                markup.contains("aria-label=\"Dice\""),
+                lesson.variant.has_dice()
+            );
             assert!(!markup.contains("{{"));
         }
     }
 
     #[test]
     fn the_message_follows_the_try() {
-        let lesson = lessons::find(Variant::Chazz, "backward-pawn")
-            .unwrap_or_else(|| panic!("lesson"));
+        let lesson =
+            lessons::find(Variant::Chazz, "backward-pawn").unwrap_or_else(|| panic!("lesson"));
         let tried = |actions: &[&str]| {
             let actions: Vec<String> = actions.iter().map(|a| a.to_string()).collect();
             lessons::try_lesson(lesson, &actions).unwrap_or_else(|e| panic!("{e:?}"))
