@@ -6,7 +6,7 @@
 //! 429, and an unknown variant's page is the 404 page.
 //!
 //! In a real browser (headless Chromium through [`super::webdriver`]): `/variants` lists the
-//! five games with a picture each; on every variant page each required try board is played
+//! five games with a picture each; on every variant page each try board (the required ones among them) is played
 //! with clicks on its squares, picker and buttons, as a person would, and shows that its rule
 //! was made; each page passes axe-core in the light and the dark theme and is no wider than a
 //! 390 x 844 phone or a 1280 x 800 desktop, with screenshots in
@@ -249,7 +249,8 @@ async fn tries_are_rate_limited_per_address() {
     server.stop().await;
 }
 
-/// One required try board: its lesson, and what a person does on it, step by step.
+/// One try board (every one of the pages, the required ones among them): its lesson, and
+/// what a person does on it, step by step.
 struct Lesson {
     variant: &'static str,
     id: &'static str,
@@ -272,9 +273,32 @@ const LESSONS: &[Lesson] = &[
         steps: &[Square("main", "e4"), Square("main", "d5")],
     },
     Lesson {
+        variant: "suicide",
+        id: "lose-everything",
+        steps: &[Square("main", "b5"), Square("main", "a4")],
+    },
+    Lesson {
+        variant: "suicide",
+        id: "king-promotion",
+        steps: &[
+            Square("main", "a7"),
+            Square("main", "a8"),
+            Button(".try-picker button.pick[data-action=\"a7a8k\"]"),
+        ],
+    },
+    Lesson {
         variant: "chazz",
         id: "backward-pawn",
         steps: &[Square("main", "d3"), Square("main", "d2")],
+    },
+    Lesson {
+        variant: "chazz",
+        id: "promotion",
+        steps: &[
+            Square("main", "e4"),
+            Square("main", "e5"),
+            Button(".try-picker button.pick[data-action=\"e4e5n\"]"),
+        ],
     },
     Lesson {
         variant: "chazz",
@@ -285,6 +309,11 @@ const LESSONS: &[Lesson] = &[
         variant: "chazz",
         id: "self-destruct",
         steps: &[Button(".try-specials button[data-action=\"a1a0\"]")],
+    },
+    Lesson {
+        variant: "duel",
+        id: "dabbabah",
+        steps: &[Square("main", "a1"), Square("main", "a3")],
     },
     Lesson {
         variant: "duel",
@@ -350,6 +379,11 @@ const LESSONS: &[Lesson] = &[
         id: "heal",
         steps: &[Button(".try-specials button[data-action=\"heal:e1\"]")],
     },
+    Lesson {
+        variant: "drehs",
+        id: "bishop-return",
+        steps: &[Button(".try-specials button[data-action=\"return:c1\"]")],
+    },
 ];
 
 /// Brings `css` to the middle of the window (pointer actions need it in view).
@@ -408,7 +442,7 @@ async fn play_lesson(browser: &mut Browser, lesson: &Lesson) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_required_try_board_plays_its_rule_with_clicks() {
+async fn every_try_board_plays_its_rule_with_clicks() {
     let Some((server, base, mut session)) = start_site("variants-try").await else {
         return;
     };
@@ -416,6 +450,22 @@ async fn every_required_try_board_plays_its_rule_with_clicks() {
     browser.set_window(1280, 800).await;
     for variant in VARIANTS {
         open_variant(browser, &base, variant).await;
+        // Every board of the page is played below.
+        let on_page = browser
+            .js(
+                "return [...document.querySelectorAll('.try')].map((f) => f.dataset.lesson)",
+                json!([]),
+            )
+            .await;
+        let mut on_page: Vec<String> = serde_json::from_value(on_page).unwrap_or_default();
+        on_page.sort();
+        let mut played: Vec<&str> = LESSONS
+            .iter()
+            .filter(|l| l.variant == variant)
+            .map(|l| l.id)
+            .collect();
+        played.sort_unstable();
+        assert_eq!(on_page, played, "{variant}");
         for lesson in LESSONS.iter().filter(|l| l.variant == variant) {
             let result = play_lesson(browser, lesson).await;
             assert!(
@@ -436,7 +486,14 @@ async fn every_required_try_board_plays_its_rule_with_clicks() {
     }
     // The dice of the attack are drawn, and Reset brings the set-up back.
     open_variant(browser, &base, "drehs").await;
-    play_lesson(browser, &LESSONS[9]).await;
+    let attack = LESSONS
+        .iter()
+        .find(|l| l.variant == "drehs" && l.id == "attack");
+    play_lesson(
+        browser,
+        attack.unwrap_or_else(|| panic!("the attack lesson")),
+    )
+    .await;
     let dice = browser
         .js(
             "return document.querySelectorAll('#try-attack .try-rolls svg.die').length",

@@ -50,6 +50,15 @@ fn any_capture(step: &Step) -> bool {
     step.human.contains('x')
 }
 
+fn suicide_king_promotion(step: &Step) -> bool {
+    step.machine.ends_with('k')
+}
+
+/// Black's capture of White's last man (Black's only legal move there).
+fn suicide_last_man_taken(step: &Step) -> bool {
+    step.machine == "b5a4"
+}
+
 fn chazz_backward(step: &Step) -> bool {
     step.machine == "d3d2"
 }
@@ -60,6 +69,15 @@ fn chazz_pass(step: &Step) -> bool {
 
 fn chazz_self_destruct(step: &Step) -> bool {
     step.machine == "a1a0"
+}
+
+/// A promotion names its piece after the two squares: `e4e5r`.
+fn chazz_promotion(step: &Step) -> bool {
+    step.human.contains('=')
+}
+
+fn duel_dabbabah(step: &Step) -> bool {
+    step.human.starts_with('D')
 }
 
 /// A Main-board capture names the Duel square its victim goes to after `@`.
@@ -107,8 +125,22 @@ fn drehs_heal(step: &Step) -> bool {
     step.machine.starts_with("heal:") && step.effects.iter().any(|e| e.contains("LP"))
 }
 
+fn drehs_return(step: &Step) -> bool {
+    step.machine.starts_with("return:")
+}
+
 /// Every lesson, by variant in [`Variant::ALL`] order, each in the order its page shows them.
 pub const LESSONS: &[Lesson] = &[
+    Lesson {
+        variant: Variant::Suicide,
+        id: "lose-everything",
+        title: "Win by losing every man",
+        task: "White has one man left, the pawn on a4, and it is Black's turn. Black can take it, so Black must: play the capture.",
+        position: "4k3/8/8/1p6/P7/8/8/8 b - - 0 1",
+        example: "b5a4",
+        shows: suicide_last_man_taken,
+        success: "Right: Black had to take White's last man, and a side with no men left has won. White wins.",
+    },
     Lesson {
         variant: Variant::Suicide,
         id: "forced-capture",
@@ -120,6 +152,16 @@ pub const LESSONS: &[Lesson] = &[
         success: "Right: a capture was possible, so you had to capture. Play on: whenever the side to move can take something, its board offers captures only.",
     },
     Lesson {
+        variant: Variant::Suicide,
+        id: "king-promotion",
+        title: "A pawn may become a king",
+        task: "Push your pawn from a7 to a8 and choose to promote it to a king.",
+        position: "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        example: "a7a8k",
+        shows: suicide_king_promotion,
+        success: "Right: White now has two kings. A king is an ordinary man here: it can be captured, and there is no check.",
+    },
+    Lesson {
         variant: Variant::Chazz,
         id: "backward-pawn",
         title: "A pawn steps back",
@@ -128,6 +170,16 @@ pub const LESSONS: &[Lesson] = &[
         example: "d3d2",
         shows: chazz_backward,
         success: "Right: a pawn may step one square straight back onto an empty square (it never captures that way), and now the knight no longer attacks it.",
+    },
+    Lesson {
+        variant: Variant::Chazz,
+        id: "promotion",
+        title: "Promotion without a queen",
+        task: "Push your pawn from e4 to e5 and choose what it becomes.",
+        position: "k7/4P3/8/8/4K3 w - - 0 1",
+        example: "e4e5r",
+        shows: chazz_promotion,
+        success: "Right: a pawn on the last rank becomes a rook, a bishop or a knight. There are no queens in this game.",
     },
     Lesson {
         variant: Variant::Chazz,
@@ -148,6 +200,16 @@ pub const LESSONS: &[Lesson] = &[
         example: "a1a0",
         shows: chazz_self_destruct,
         success: "Right: a pawn on its own first rank may step off the board. It is gone for good, and the move counts as your turn.",
+    },
+    Lesson {
+        variant: Variant::Duel,
+        id: "dabbabah",
+        title: "The Dabbabah jumps two squares",
+        task: "Jump your Dabbabah from a1 over its own pawn to a3.",
+        position: "dnkbr/pp1pp/5/2*2/5/PP1PP/DNKBR 3/3/3 w - - 0 1",
+        example: "a1a3",
+        shows: duel_dabbabah,
+        success: "Right: the Dabbabah jumps exactly two squares along a rank or a file, over anything in between, but never across the hole at c4.",
     },
     Lesson {
         variant: Variant::Duel,
@@ -238,6 +300,16 @@ pub const LESSONS: &[Lesson] = &[
         example: "heal:e1",
         shows: drehs_heal,
         success: "Right: the king spent the turn giving four life points back to every friendly piece around it, up to each one's maximum.",
+    },
+    Lesson {
+        variant: Variant::Drehs,
+        id: "bishop-return",
+        title: "A bishop comes back",
+        task: "Your bishop from c1 was killed earlier. Bring it back with its button.",
+        position: "4k3/8/8/8/8/8/8/4K3 w - - c1 0 1 0",
+        example: "return:c1",
+        shows: drehs_return,
+        success: "Right: the bishop is back on its home square with 3 life points and a black necklace. It may come back only once.",
     },
 ];
 
@@ -362,6 +434,10 @@ mod tests {
         let misses = [
             ("chazz", "backward-pawn", "e1f1"),
             ("chazz", "self-destruct", "a1a2"),
+            ("chazz", "promotion", "e1d1"),
+            ("suicide", "king-promotion", "a7a8q"),
+            ("duel", "dabbabah", "b1c3"),
+            ("drehs", "bishop-return", "heal:e1"),
             ("duel", "placement", "e2e3"),
             ("duel", "duel-capture", "x1z2"),
             ("chad", "king-castle", "a1a2"),

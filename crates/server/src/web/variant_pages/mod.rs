@@ -345,7 +345,7 @@ fn message(lesson: &Lesson, tried: &lessons::Tried) -> String {
     match &tried.last {
         None => lesson.task.to_string(),
         Some(played) => format!(
-            "{} is legal, but it is not what this board is about. {}",
+            "{}: legal, but not yet this board's rule. {}",
             played.human, lesson.task
         ),
     }
@@ -455,6 +455,6 @@ mod tests {
         assert_eq!(message(lesson, &tried(&[])), lesson.task);
         assert_eq!(message(lesson, &tried(&["d3d2"])), lesson.success);
         let other = message(lesson, &tried(&["e1f1"]));
-        assert!(other.starts_with("Kf1 is legal, but"), "{other}");
+        assert!(other.starts_with("Kf1: legal, but not yet"), "{other}");
     }
 }
