@@ -555,6 +555,9 @@ async fn the_variant_pages_list_five_pass_axe_and_fit_phone_and_desktop() {
         for variant in VARIANTS {
             open_variant(browser, &base, variant).await;
             check_page(browser, &format!("variant-{variant}-{width}")).await;
+            into_view(browser, ".try").await;
+            let file = format!("variant-{variant}-{width}-try.png");
+            browser.screenshot(&screenshots_dir().join(file)).await;
             browser.js("window.scrollTo(0, 0)", json!([])).await;
             browser
                 .screenshot(&screenshots_dir().join(format!("variant-{variant}-{width}.png")))
