@@ -483,9 +483,18 @@ async fn every_try_board_plays_its_rule_with_clicks() {
                 .await;
             assert_eq!(plies, json!("1"), "{variant}/{}", lesson.id);
         }
+        // The boards played, their results, pickers and dice pass axe too.
+        check_page(browser, &format!("variant-{variant}-played")).await;
     }
-    // The dice of the attack are drawn, and Reset brings the set-up back.
-    open_variant(browser, &base, "drehs").await;
+    dice_and_reset(browser, &base).await;
+    only_legal_targets(browser, &base).await;
+    session.end().await;
+    server.stop().await;
+}
+
+/// The dice of the attack are drawn, and Reset brings the set-up back.
+async fn dice_and_reset(browser: &mut Browser, base: &str) {
+    open_variant(browser, base, "drehs").await;
     let attack = LESSONS
         .iter()
         .find(|l| l.variant == "drehs" && l.id == "attack");
@@ -512,9 +521,12 @@ async fn every_try_board_plays_its_rule_with_clicks() {
         )
         .await;
     assert_eq!(reset, json!(["0", null, 0, true]));
-    // A board only offers what the engine lists: in the forced capture no quiet move is a
-    // target, so a click on a pawn that may not move selects nothing.
-    open_variant(browser, &base, "suicide").await;
+}
+
+/// A board only offers what the engine lists: in the forced capture no quiet move is a
+/// target, so a click on a pawn that may not move selects nothing.
+async fn only_legal_targets(browser: &mut Browser, base: &str) {
+    open_variant(browser, base, "suicide").await;
     let css = "#try-forced-capture svg.board[data-board=\"main\"] rect[data-square=\"d2\"]";
     into_view(browser, css).await;
     browser.pointer_click(css).await;
@@ -525,8 +537,6 @@ async fn every_try_board_plays_its_rule_with_clicks() {
         )
         .await;
     assert_eq!(targets, json!(0));
-    session.end().await;
-    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -342,15 +342,12 @@ pub enum TryError {
 /// Where a try ended.
 pub struct Tried {
     pub game: AnyGame,
+    /// The game's snapshot, taken once: the answer sends it and the lesson's test reads its
+    /// last action's effects.
+    pub snapshot: Snapshot,
     pub last: Option<Played>,
     /// Whether the last action made the lesson's point.
     pub shown: bool,
-}
-
-impl Tried {
-    pub fn snapshot(&self) -> Snapshot {
-        self.game.snapshot()
-    }
 }
 
 /// The lesson's start: its position, set up by the engine.
@@ -383,8 +380,8 @@ pub fn try_lesson(lesson: &Lesson, actions: &[String]) -> Result<Tried, TryError
         })?;
         last = Some(played);
     }
+    let snapshot = game.snapshot();
     let shown = last.as_ref().is_some_and(|played| {
-        let snapshot = game.snapshot();
         let effects = snapshot
             .last_action
             .as_ref()
@@ -395,7 +392,12 @@ pub fn try_lesson(lesson: &Lesson, actions: &[String]) -> Result<Tried, TryError
             effects,
         })
     });
-    Ok(Tried { game, last, shown })
+    Ok(Tried {
+        game,
+        snapshot,
+        last,
+        shown,
+    })
 }
 
 #[cfg(test)]
@@ -509,7 +511,7 @@ mod tests {
     fn the_dice_of_a_try_are_the_same_every_time() {
         let lesson = find(Variant::Drehs, "attack").unwrap_or_else(|| panic!("lesson"));
         let rolls = || {
-            let snapshot = played(lesson, &["e4xd5"]).snapshot();
+            let snapshot = played(lesson, &["e4xd5"]).snapshot;
             let last = snapshot
                 .last_action
                 .unwrap_or_else(|| panic!("no last action"));

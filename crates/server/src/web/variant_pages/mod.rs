@@ -382,11 +382,11 @@ async fn try_lesson(
     let tried = lessons::try_lesson(lesson, &request.actions).map_err(try_error)?;
     let message = message(lesson, &tried);
     Ok(Json(TryResult {
-        rules: tried.snapshot(),
-        last: tried.last.as_ref().map(|p| PlayedView {
-            machine: p.machine.clone(),
-            human: p.human.clone(),
+        last: tried.last.map(|p| PlayedView {
+            machine: p.machine,
+            human: p.human,
         }),
+        rules: tried.snapshot,
         shown: tried.shown,
         message,
     }))
