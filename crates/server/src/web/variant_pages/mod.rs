@@ -75,8 +75,8 @@ const ABOUT: [About; 5] = [
     },
     About {
         variant: Variant::Drehs,
-        origin: "Davey W. Drehs' \"Execute! the Game\", published in 2009: chess fought out \
-                 with dice, life points and armor.",
+        origin: "Davey W. Drehs' \"Execute! the Game\", whose rules he put on the web in May \
+                 2009: chess fought out with dice, life points and armor.",
         summary:
             "Chess with dice: pieces have life points and armor, and the goal is to kill the king.",
         text: include_str!("../../../templates/variants/drehs.html"),
