@@ -89,6 +89,9 @@ pub enum Action {
     /// Starting the engine analysis of a finished game (`GET /api/games/{id}/analysis` when
     /// the cache cannot answer it whole); [`ANALYSES`] per address.
     StartAnalysis,
+    /// A move on a variant page's try board (`POST /api/variants/{id}/lessons/{lesson}/try`);
+    /// [`LESSON_TRIES`] per address.
+    TryLesson,
 }
 
 /// Analyses an address may start: each is up to a few seconds of an engine thread, and
@@ -99,6 +102,16 @@ pub const ANALYSES: Rate = Rate {
         None => std::num::NonZeroU32::MIN,
     },
     per: Duration::from_secs(10 * 60),
+};
+
+/// Try-board moves an address may send: each replays at most a few actions on a small
+/// position, and a person clicking through every lesson of a page sends a few dozen.
+pub const LESSON_TRIES: Rate = Rate {
+    count: match std::num::NonZeroU32::new(120) {
+        Some(count) => count,
+        None => std::num::NonZeroU32::MIN,
+    },
+    per: Duration::from_secs(60),
 };
 
 /// Which of the server's sockets a frame limit is for.
@@ -118,6 +131,7 @@ pub struct Limiters {
     games: DefaultKeyedRateLimiter<IpAddr>,
     lobby_commands: DefaultKeyedRateLimiter<IpAddr>,
     analyses: DefaultKeyedRateLimiter<IpAddr>,
+    lesson_tries: DefaultKeyedRateLimiter<IpAddr>,
     login_backoff: Mutex<LoginBackoff>,
     /// Sockets open per address; an address leaves the map with its last socket.
     sockets: Mutex<HashMap<IpAddr, u32>>,
@@ -157,6 +171,7 @@ impl Limiters {
             games: keyed(settings.games),
             lobby_commands: keyed(settings.lobby_commands),
             analyses: keyed(ANALYSES),
+            lesson_tries: keyed(LESSON_TRIES),
             login_backoff: Mutex::new(LoginBackoff::new(settings.login_failures)),
             sockets: Mutex::new(HashMap::new()),
             sockets_per_address: settings.sockets_per_address,
@@ -186,6 +201,7 @@ impl Limiters {
             Action::CreateGame => &self.games,
             Action::LobbyCommand => &self.lobby_commands,
             Action::StartAnalysis => &self.analyses,
+            Action::TryLesson => &self.lesson_tries,
         };
         limiter
             .check_key(&key(client.ip))
@@ -291,6 +307,7 @@ impl Limiters {
             &self.games,
             &self.lobby_commands,
             &self.analyses,
+            &self.lesson_tries,
         ]
         .into_iter()
     }

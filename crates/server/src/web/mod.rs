@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod pages;
 pub mod proxy;
 pub mod security;
+pub mod variant_pages;
 pub mod ws;
 
 use crate::game::lobby::LobbyHandle;
@@ -181,6 +182,7 @@ pub fn router(state: AppState) -> Router {
         .merge(auth::router())
         .merge(api::router())
         .merge(pages::router())
+        .merge(variant_pages::router())
         .merge(lobby::router())
         .merge(openapi::router())
         .fallback(fallback::not_found)

@@ -14,7 +14,7 @@
 //! sockets' messages); the test in `tests` names them.
 
 use super::error::ErrorBody;
-use super::{api, auth, lobby};
+use super::{api, auth, lobby, variant_pages};
 use axum::routing::get;
 use axum::{Json, Router};
 use std::sync::LazyLock;
@@ -66,6 +66,8 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         lobby::live_games,
         lobby::finger,
         lobby::rating_history,
+        variant_pages::lesson_list,
+        variant_pages::try_lesson,
     ),
     // Schemas that only query parameters name: utoipa collects those of bodies alone.
     components(schemas(ErrorBody, crate::store::PlayerResult)),
@@ -285,6 +287,8 @@ mod tests {
         "/replay/{id}",
         "/player/{name}",
         "/leaderboard",
+        "/variants",
+        "/variant/{id}",
         "/ws/game/{id}",
         "/ws/games",
         "/ws/lobby",

@@ -110,6 +110,7 @@ const PAGE_STYLESHEETS: &[(&str, &str)] = &[
     ("game.js", "game.css"),
     ("player.js", "player.css"),
     ("leaderboard.js", "leaderboard.css"),
+    ("variant.js", "variant.css"),
 ];
 
 fn page_styles(static_prefix: &str, script: &str) -> String {

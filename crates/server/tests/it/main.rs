@@ -14,6 +14,7 @@ mod browser_profile;
 mod browser_hints;
 mod browser_seek_form;
 mod browser_site;
+mod browser_variants;
 mod cli;
 mod computer;
 mod crash;
