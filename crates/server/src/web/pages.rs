@@ -106,7 +106,7 @@ fn layout_html(
 /// Stylesheets only one page needs, by the page's module. They load from `<head>` like the
 /// shared ones: a stylesheet in the body would let the browser paint the page unstyled
 /// first, and shift it when the styles arrive.
-const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css")];
+const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css"), ("lobby.js", "lobby.css")];
 
 fn page_styles(static_prefix: &str, script: &str) -> String {
     PAGE_STYLESHEETS
@@ -166,7 +166,7 @@ pub(super) fn variant_options() -> String {
 /// which is the "No clock" box's to say).
 ///
 /// [`TimeControl::checked`]: crate::game::clock::TimeControl::checked
-fn lobby_bounds() -> [(&'static str, String); 7] {
+fn lobby_bounds() -> [(&'static str, String); 8] {
     use crate::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
     use crate::game::lobby::{MAX_INC, MAX_RATING, MAX_TIME};
     let api_minutes_max = MAX_INITIAL_MS / 60_000;
@@ -188,6 +188,7 @@ fn lobby_bounds() -> [(&'static str, String); 7] {
         ("increment_max", api_increment_max.to_string()),
         ("rating_max", MAX_RATING.to_string()),
         ("options", variant_options()),
+        ("quick_grid", super::lobby::quick_grid()),
     ]
 }
 

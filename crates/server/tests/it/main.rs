@@ -10,6 +10,7 @@ mod browser_analysis;
 mod browser_board;
 mod browser_computer;
 mod browser_game;
+mod browser_lobby;
 mod browser_seek_form;
 mod browser_site;
 mod cli;

@@ -101,6 +101,14 @@ impl LobbyActor {
                 self.flush();
                 let _ = reply.send(result);
             }
+            LobbyMsg::Stats { reply } => {
+                let (seated, games_in_play) = self.games.in_play();
+                let stats = super::LobbyStats {
+                    players_online: self.state.players_online(&seated),
+                    games_in_play,
+                };
+                let _ = reply.send(Ok(stats));
+            }
             LobbyMsg::Seeks { viewer, all, reply } => {
                 let result = match viewer {
                     Some(viewer) => match self.ensure_user(&viewer).await {
