@@ -4,6 +4,10 @@
 // `update`. Games that leave the list are unwatched; a game that ends stays shown, with its
 // result, until the next list leaves it out. A version gap asks the game for what was
 // missed (`sync`); a dropped socket reconnects and watches again from scratch.
+//
+// The reader's own games are never watched here: a player watching counts as present in the
+// game, and a player who left their game for the lobby must be seen as gone (the opponent's
+// claims depend on it).
 
 import { miniBoardSvg, applyUpdate } from '../miniboard.js';
 import { esc, outcomeText, clockText } from '../common.js';
@@ -12,10 +16,12 @@ import { esc, outcomeText, clockText } from '../common.js';
 export const MAX_LIVE_BOARDS = 6;
 
 export class LiveBoards {
-  /// `list` is the `<ul>` the boards go in; `vname` names a variant.
-  constructor(list, vname) {
+  /// `list` is the `<ul>` the boards go in; `vname` names a variant; `me` is the reader's
+  /// name (or null).
+  constructor(list, vname, me) {
     this.list = list;
     this.vname = vname;
+    this.me = me;
     this.games = new Map();
     this.socket = null;
     this.retry = 0;
@@ -23,7 +29,8 @@ export class LiveBoards {
 
   /// Shows these games (summaries of `GET /api/games`), the first MAX_LIVE_BOARDS of them.
   show(summaries) {
-    const wanted = summaries.slice(0, MAX_LIVE_BOARDS);
+    const others = summaries.filter((g) => !this.me || (g.white_name !== this.me && g.black_name !== this.me));
+    const wanted = others.slice(0, MAX_LIVE_BOARDS);
     const ids = new Set(wanted.map((g) => g.game_id));
     for (const id of [...this.games.keys()]) {
       if (!ids.has(id)) this.drop(id, true);

@@ -197,11 +197,25 @@ async fn quick_pairing_pairs_two_sessions_in_every_variant_and_searches_cancel()
     sign_in_as_guest(&mut a, &base).await;
     sign_in_as_guest(&mut b, &base).await;
     searches_cancel_and_replace(&server, &mut a, &base).await;
+    let mut previous: Option<String> = None;
     for (i, variant) in VARIANTS.iter().enumerate() {
         let clock = CLOCKS[i % CLOCKS.len()];
         let css = cell(variant, clock);
         lobby_ready(&mut a, &base).await;
         lobby_ready(&mut b, &base).await;
+        if let Some(game) = previous.take() {
+            // The players' own game is listed, but not watched as a live board: watching
+            // would count them present in the game they left.
+            let watched = a
+                .wait_for(
+                    "the games in progress listed",
+                    "if (!document.querySelector(`#live-list a[href=\"/game/${arguments[0]}\"]`)) return null;
+                     return String(!!document.querySelector(`#live-boards li[data-game-id=\"${arguments[0]}\"]`));",
+                    json!([game]),
+                )
+                .await;
+            assert_eq!(watched, json!("false"));
+        }
         a.click(&css).await;
         a.wait_for(
             "A searching",
@@ -213,6 +227,7 @@ async fn quick_pairing_pairs_two_sessions_in_every_variant_and_searches_cancel()
         let game_a = on_game_page(&mut a).await;
         let game_b = on_game_page(&mut b).await;
         assert_eq!(game_a, game_b, "{variant}: both on the same game");
+        previous = Some(game_a.clone());
         let mut client = server.client();
         let record = client
             .get(&format!("/api/games/{game_a}"))
