@@ -45,7 +45,8 @@ use utoipa::{IntoParams, ToSchema};
 
 /// The quick-pairing grid's clocks (minutes, increment seconds), `0 0` being no clock as in
 /// the lobby's seeks: lichess's pools, one of each kind of game.
-pub(super) const QUICK_CLOCKS: [(u32, u32); 6] = [(1, 0), (3, 2), (5, 3), (10, 5), (15, 10), (0, 0)];
+pub(super) const QUICK_CLOCKS: [(u32, u32); 6] =
+    [(1, 0), (3, 2), (5, 3), (10, 5), (15, 10), (0, 0)];
 
 /// The lobby page's quick-pairing grid: a row per playable variant, a button per clock, each
 /// carrying the seek it sends (`lobby.js`). Drawn by the server so the page does not shift as
@@ -543,4 +544,34 @@ pub fn router() -> Router<AppState> {
         .route("/api/lobby/stats", get(lobby_stats))
         .route("/api/users/{name}", get(finger))
         .route("/api/users/{name}/ratings/history", get(rating_history))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quick_grid_has_every_playable_variant_at_every_clock() {
+        let grid = quick_grid();
+        let playable: Vec<Variant> = Variant::ALL
+            .iter()
+            .copied()
+            .filter(|v| v.is_playable())
+            .collect();
+        assert_eq!(
+            grid.matches("class=\"quick\"").count(),
+            playable.len() * QUICK_CLOCKS.len()
+        );
+        for variant in playable {
+            let key = variant.key();
+            assert!(grid.contains(&format!("data-variant=\"{key}\" data-time=\"0\"")));
+            for (time, inc) in QUICK_CLOCKS {
+                let cell =
+                    format!("data-variant=\"{key}\" data-time=\"{time}\" data-inc=\"{inc}\"");
+                assert_eq!(grid.matches(&cell).count(), 1, "{cell}");
+                // Every clock is one the lobby's seeks accept.
+                assert!(time <= crate::game::lobby::MAX_TIME && inc <= crate::game::lobby::MAX_INC);
+            }
+        }
+    }
 }

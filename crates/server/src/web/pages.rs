@@ -106,7 +106,7 @@ fn layout_html(
 /// Stylesheets only one page needs, by the page's module. They load from `<head>` like the
 /// shared ones: a stylesheet in the body would let the browser paint the page unstyled
 /// first, and shift it when the styles arrive.
-const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css"), ("lobby.js", "lobby.css")];
+const PAGE_STYLESHEETS: &[(&str, &str)] = &[("game.js", "game.css")];
 
 fn page_styles(static_prefix: &str, script: &str) -> String {
     PAGE_STYLESHEETS
@@ -130,7 +130,13 @@ fn preload_links(static_prefix: &str, modules: &[String]) -> String {
         .collect()
 }
 
-pub(super) fn page(state: &AppState, title: &str, user: &MaybeUser, body: &str, script: &str) -> Response {
+pub(super) fn page(
+    state: &AppState,
+    title: &str,
+    user: &MaybeUser,
+    body: &str,
+    script: &str,
+) -> Response {
     let prefix = super::assets::versioned_prefix(&state.static_version);
     let preloads = state
         .static_preloads

@@ -46,14 +46,14 @@ export class LiveBoards {
     const li = document.createElement('li');
     li.className = 'live-board';
     li.dataset.gameId = summary.game_id;
-    const title = `${summary.white_name} against ${summary.black_name}, ${this.vname(summary.variant)} ${clockText(summary.clock)}`;
-    li.innerHTML = `<a href="/game/${esc(summary.game_id)}" aria-label="${esc(`Watch ${title}`)}">`
+    // The link is named by what it shows: the picture ("Live position") and the caption.
+    li.innerHTML = `<a href="/game/${esc(summary.game_id)}">`
       + '<span class="board-box"></span>'
-      + `<span class="live-caption"><span class="live-players">${esc(summary.white_name)} – ${esc(summary.black_name)}</span>`
+      + `<span class="live-caption"><span class="live-players"><span class="visually-hidden">Watch </span>${esc(summary.white_name)} – ${esc(summary.black_name)}</span>`
       + `<span class="live-terms muted">${esc(this.vname(summary.variant))} · ${esc(clockText(summary.clock))}</span>`
       + '<span class="live-result"></span></span></a>';
     this.list.appendChild(li);
-    this.games.set(summary.game_id, { li, title, rules: null, v: null });
+    this.games.set(summary.game_id, { li, rules: null, v: null });
     this.send({ t: 'watch', gid: summary.game_id });
   }
 
@@ -150,7 +150,7 @@ export class LiveBoards {
 
   draw(game, outcome) {
     if (!game.rules) return;
-    game.li.querySelector('.board-box').innerHTML = miniBoardSvg(game.rules, { label: game.title });
+    game.li.querySelector('.board-box').innerHTML = miniBoardSvg(game.rules, { label: 'Live position:' });
     game.li.dataset.ply = String(game.rules.ply ?? '');
     if (outcome) {
       game.li.classList.add('ended');

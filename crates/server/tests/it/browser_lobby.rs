@@ -10,7 +10,7 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
-use super::browser_site::{browser_available, sign_in_as_guest, start_site};
+use super::browser_site::{browser_available, overflow, sign_in_as_guest, start_site, SIZES};
 use super::server::{choose, fast_settings, Player, TestServer};
 use super::webdriver::{Browser, Driver};
 use super::ws_game::start_game;
@@ -38,6 +38,17 @@ async fn on_game_page(browser: &mut Browser) -> String {
         )
         .await;
     id.as_str().unwrap_or_default().to_string()
+}
+
+/// The stored record of a game (`GET /api/games/{id}`).
+async fn game_record(server: &TestServer, game_id: &str) -> Value {
+    let mut client = server.client();
+    let response = client
+        .get(&format!("/api/games/{game_id}"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.status, 200, "{}", response.body);
+    response.json()
 }
 
 /// Waits until the lobby page is connected to the lobby socket.
@@ -93,7 +104,13 @@ async fn wait_seeks(server: &TestServer, user: &str, expected: &[(&str, u32, u32
                 // Quick pairing seeks: automatic, open colour, the full range.
                 assert_eq!(
                     (&s["manual"], &s["color"], &s["min"], &s["max"], &s["rated"]),
-                    (&json!(false), &Value::Null, &json!(0), &json!(9999), &json!(false)),
+                    (
+                        &json!(false),
+                        &Value::Null,
+                        &json!(0),
+                        &json!(9999),
+                        &json!(false)
+                    ),
                     "{s}"
                 );
             }
@@ -228,12 +245,7 @@ async fn quick_pairing_pairs_two_sessions_in_every_variant_and_searches_cancel()
         let game_b = on_game_page(&mut b).await;
         assert_eq!(game_a, game_b, "{variant}: both on the same game");
         previous = Some(game_a.clone());
-        let mut client = server.client();
-        let record = client
-            .get(&format!("/api/games/{game_a}"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json();
+        let record = game_record(&server, &game_a).await;
         assert_eq!(record["variant"], *variant, "{record}");
         let expected_clock = if clock == (0, 0) {
             Value::Null
@@ -271,7 +283,8 @@ async fn a_signed_out_visitor_sees_seeks_signs_in_from_the_dialog_and_plays_the_
     };
     let seeker = server.guest().await;
     let mut socket = lobby_socket(&seeker).await;
-    let seek = json!({"t": "seek", "variant": "chazz", "time": 5, "inc": 3, "rated": false, "ref": 1});
+    let seek =
+        json!({"t": "seek", "variant": "chazz", "time": 5, "inc": 3, "rated": false, "ref": 1});
     socket.send(&seek).await.unwrap_or_else(|e| panic!("{e}"));
     let reply = socket
         .wait_for(WAIT, |m| m["t"] == "reply" || m["t"] == "error")
@@ -294,20 +307,24 @@ async fn a_signed_out_visitor_sees_seeks_signs_in_from_the_dialog_and_plays_the_
         )
         .await;
     let row = row.as_str().unwrap_or_default();
-    assert!(
-        row.contains(&seeker.name) && row.contains("5+3"),
-        "{row}"
-    );
+    assert!(row.contains(&seeker.name) && row.contains("5+3"), "{row}");
     // A grid cell asks to sign in too; cancelled, nothing was sent.
     browser.click(&cell("suicide", CLOCKS[0])).await;
-    browser.wait_element("#signin-dialog[open] #guest-button").await;
+    browser
+        .wait_element("#signin-dialog[open] #guest-button")
+        .await;
     browser.click("#signin-cancel").await;
     browser.wait_element("#account #guest-button").await;
     // Playing the seek: asked to sign in, as a guest, and then the game starts.
     browser.click(&play).await;
-    browser.wait_element("#signin-dialog[open] #guest-button").await;
+    browser
+        .wait_element("#signin-dialog[open] #guest-button")
+        .await;
     let why = browser
-        .js("return document.getElementById('signin-why').textContent", json!([]))
+        .js(
+            "return document.getElementById('signin-why').textContent",
+            json!([]),
+        )
         .await;
     assert!(
         why.as_str().unwrap_or_default().contains(&seeker.name),
@@ -334,7 +351,10 @@ async fn the_computer_dialog_opened_from_the_url_starts_a_game() {
     browser.goto(&format!("{base}/?computer=chad")).await;
     browser.wait_element("#computer-dialog[open]").await;
     let chosen = browser
-        .js("return document.getElementById('computer-variant').value", json!([]))
+        .js(
+            "return document.getElementById('computer-variant').value",
+            json!([]),
+        )
         .await;
     assert_eq!(chosen, json!("chad"));
     browser
@@ -345,16 +365,13 @@ async fn the_computer_dialog_opened_from_the_url_starts_a_game() {
         .await;
     browser.click("#computer-play").await;
     let game_id = on_game_page(browser).await;
-    let mut client = server.client();
-    let record = client
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = game_record(&server, &game_id).await;
     assert_eq!(record["variant"], "chad", "{record}");
     let names = [&record["white_name"], &record["black_name"]];
     assert!(
-        names.iter().any(|n| n.as_str().unwrap_or_default() == "Computer-level-0"),
+        names
+            .iter()
+            .any(|n| n.as_str().unwrap_or_default() == "Computer-level-0"),
         "{record}"
     );
     session.end().await;
@@ -420,12 +437,7 @@ async fn challenge_a_friend_gives_a_link_to_copy_that_starts_the_game() {
     let mut friend = server.guest().await;
     friend.accept(&game_id).await;
     assert_eq!(on_game_page(browser).await, game_id);
-    let mut client = server.client();
-    let record = client
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json();
+    let record = game_record(&server, &game_id).await;
     assert_eq!(record["variant"], "duel");
     assert_eq!(record["black_name"], friend.name.as_str(), "{record}");
     session.end().await;
@@ -495,7 +507,11 @@ async fn lobby_stats_count_distinct_players_and_games_in_play() {
     view.read_until(|w| w.outcome.is_some()).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     while stats(&server).await["games_in_play"] != 2 {
-        assert!(tokio::time::Instant::now() < deadline, "{}", stats(&server).await);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{}",
+            stats(&server).await
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     server.stop().await;
@@ -514,7 +530,15 @@ async fn the_lobby_shows_counts_live_boards_and_fits_a_phone_in_both_themes() {
     let game_id = start_game(&mut ann, &mut bob, "duel", Value::Null).await;
     let mut games = vec![game_id.clone()];
     for variant in ["drehs", "chad"] {
-        games.push(start_game(&mut bob, &mut ann, variant, json!({"minutes": 10, "increment": 5})).await);
+        games.push(
+            start_game(
+                &mut bob,
+                &mut ann,
+                variant,
+                json!({"minutes": 10, "increment": 5}),
+            )
+            .await,
+        );
     }
     // A seek with a long name, to be listed too.
     let seeker = server.guest().await;
@@ -585,7 +609,7 @@ async fn the_lobby_shows_counts_live_boards_and_fits_a_phone_in_both_themes() {
 /// Axe in both themes at both sizes, nothing wider than the window (also with the "Create a
 /// game" dialog open), screenshots.
 async fn check_layout(browser: &mut Browser, base: &str) {
-    for (width, height) in super::browser_site::SIZES {
+    for (width, height) in SIZES {
         browser.set_window(width, height).await;
         lobby_ready(browser, base).await;
         browser.wait_element("#live-boards svg.mini-board").await;
@@ -613,19 +637,6 @@ async fn check_layout(browser: &mut Browser, base: &str) {
     }
 }
 
-async fn overflow(browser: &mut Browser) -> Value {
-    browser
-        .js(
-            "const w = document.documentElement.scrollWidth;
-             if (w <= window.innerWidth) return null;
-             const past = [...document.querySelectorAll('body *')].filter((e) =>
-               e.getBoundingClientRect().right > window.innerWidth + 0.5);
-             return `scrollWidth ${w} > ${window.innerWidth}: ` + past.slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className).join(', ');",
-            json!([]),
-        )
-        .await
-}
-
 /// `?variant=` highlights a row, `?challenge=` opens "Create a game" with the opponent.
 async fn url_parameters(browser: &mut Browser, base: &str) {
     browser.goto(&format!("{base}/?variant=drehs")).await;
@@ -640,7 +651,10 @@ async fn url_parameters(browser: &mut Browser, base: &str) {
     browser.goto(&format!("{base}/?challenge=somebody")).await;
     browser.wait_element("#create-dialog[open]").await;
     let opponent = browser
-        .js("return document.getElementById('seek-opponent').value", json!([]))
+        .js(
+            "return document.getElementById('seek-opponent').value",
+            json!([]),
+        )
         .await;
     assert_eq!(opponent, json!("somebody"));
     // Unknown values open nothing.

@@ -176,7 +176,7 @@ async fn theme_shown(browser: &mut Browser) -> (Value, Value) {
 }
 
 /// Whether the page is wider than the window.
-async fn overflow(browser: &mut Browser) -> Value {
+pub(crate) async fn overflow(browser: &mut Browser) -> Value {
     browser
         .js(
             "const w = document.documentElement.scrollWidth;
