@@ -624,6 +624,10 @@ async fn check_layout(browser: &mut Browser, base: &str) {
             assert_eq!(overflow(browser).await, Value::Null, "{label}");
             browser.click("#create-open").await;
             browser.wait_element("#create-dialog[open]").await;
+            if theme == "light" {
+                let name = format!("lobby-{width}-create.png");
+                browser.screenshot(&screenshots_dir().join(name)).await;
+            }
             let label = format!("{label}, create dialog");
             assert_no_serious_violations(browser, &label).await;
             assert_eq!(overflow(browser).await, Value::Null, "{label}");
