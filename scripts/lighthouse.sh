@@ -11,8 +11,9 @@
 #   scripts/lighthouse.sh [PAGE]
 #
 # PAGE: `game` (the default), `lobby`, `replay` (the same game's replay) or `player`.
-# VARIANT (default suicide), PORT (default 8098) and ODDBOARD_BIN (default the release
-# binary, else the debug one, else a release build) may be set.
+# VARIANT (default suicide), PORT (default 8098), LIGHTHOUSE_DB (the scratch database,
+# default oddboard_lighthouse: give each concurrent run its own) and ODDBOARD_BIN (default
+# the release binary, else the debug one, else a release build) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,7 @@ page="${1:-game}"
 variant="${VARIANT:-suicide}"
 port="${PORT:-8098}"
 target="${CARGO_TARGET_DIR:-target}"
-db=oddboard_lighthouse
+db="${LIGHTHOUSE_DB:-oddboard_lighthouse}"
 base="http://127.0.0.1:$port"
 out=target/lighthouse
 mkdir -p "$out"

@@ -1,29 +1,51 @@
-// The lobby page, on the lobby socket `/ws/lobby` (docs/protocol.md, "The lobby"): the open
-// seeks as a list and a graph (time across, rating up), a form that posts a seek with every
-// option or challenges a named user (`match`), incoming and outgoing challenges with accept /
-// decline, a console for the FICS-style text commands, and the games in progress to watch.
-// A started game (from a seek, a challenge or the console) opens its page. Open challenge
-// links (`POST /api/games`) are still offered for people who are not in the lobby, and a
-// dialog starts a game against the computer (`POST /api/games/computer`).
+// The lobby page (docs/protocol.md, "The lobby"). First a quick-pairing grid (variant x
+// clock): one click sends an ordinary lobby `seek` (auto, open colour, full range; rated for
+// registered players), so it pairs at once with a compatible waiting seek, and FICS clients
+// and the console see it; while it waits its cell shows "searching" and the search can be
+// cancelled (`unseek`), and another cell replaces it. Then buttons for the full seek form
+// ("Create a game", every FICS option, or a named opponent with `match`), the computer and a
+// challenge link for a friend, each a dialog; the players online and games in play; the open
+// seeks (list and graph: live on the lobby socket when signed in, polled from
+// `GET /api/seeks` otherwise); challenges; games in progress as small live boards
+// (`lobby/live.js`); open challenge links; and, one step away, the console.
+//
+// A signed-out visitor who acts on a seek, a grid cell or the seek form is asked to sign in,
+// register or play as a guest; what they clicked is kept in sessionStorage across the reload
+// that signing in needs, and carried out once the lobby socket is up.
+//
+// URL parameters other pages link to: `?challenge=NAME` opens "Create a game" with the
+// opponent filled in, `?computer=VARIANT` the computer dialog with that variant,
+// `?variant=VARIANT` highlights that variant's row of the grid.
 
 import { api, myName, clockText, wireHeader, esc } from './common.js';
+import { LiveBoards } from './lobby/live.js';
 
 wireHeader();
 const $ = (id) => document.getElementById(id);
 const VARIANT_NAMES = {};
 for (const o of document.querySelectorAll('#seek-variant option')) VARIANT_NAMES[o.value] = o.textContent;
 const vname = (v) => VARIANT_NAMES[v] || v;
+/// The highest rating a seek's range may name: the page has it from the server.
+const MAX_RATING = Number($('seek-max').max);
+/// Where a signed-out visitor's action waits across the sign-in reload.
+const PENDING_KEY = 'oddboard.lobby.pending';
 
-const lobby = { socket: null, seeks: new Map(), challenges: new Map(), retry: 0, ref: 0, pending: new Map() };
+const lobby = {
+  socket: null, seeks: new Map(), challenges: new Map(), retry: 0, ref: 0, pending: new Map(),
+  registered: false, connected: false,
+  /// The quick-pairing search under way: `{ id, variant, time, inc }`.
+  searching: null,
+};
 window.oddboard = { lobby };
 
-// Account ------------------------------------------------------------------------------
-function showAccount() {
-  const name = myName();
-  $('account-forms').hidden = !!name;
-  $('account-status').textContent = name ? `Signed in as ${name}.` : 'Sign in, register, or play as a guest.';
+// Account and the sign-in dialog ---------------------------------------------------------
+/// What a signed-out visitor asked for, carried out after they sign in.
+let afterSignIn = null;
+
+async function signedIn() {
+  if (afterSignIn) sessionStorage.setItem(PENDING_KEY, JSON.stringify(afterSignIn));
+  location.reload();
 }
-showAccount();
 
 $('login-form').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -31,7 +53,7 @@ $('login-form').addEventListener('submit', async (e) => {
   const action = e.submitter && e.submitter.value === 'register' ? 'register' : 'login';
   try {
     await api(`/api/auth/${action}`, { username: form.username.value, password: form.password.value });
-    location.reload();
+    await signedIn();
   } catch (err) {
     $('account-status').textContent = err.message;
   }
@@ -39,13 +61,44 @@ $('login-form').addEventListener('submit', async (e) => {
 $('guest-button').addEventListener('click', async () => {
   try {
     await api('/api/auth/guest', {});
-    location.reload();
+    await signedIn();
   } catch (err) {
     $('account-status').textContent = err.message;
   }
 });
 
-// Lobby socket -----------------------------------------------------------------------------
+/// Asks a signed-out visitor to sign in (the account forms move into the dialog), then
+/// carries out `action` (see `carryOut`); `what` says what it was.
+function needSignIn(action, what) {
+  afterSignIn = action;
+  $('signin-why').textContent = `To ${what}, sign in, register, or play as a guest.`;
+  $('signin-slot').appendChild($('account-forms'));
+  $('signin-dialog').showModal();
+}
+$('signin-dialog').addEventListener('close', () => {
+  afterSignIn = null;
+  $('account-home').appendChild($('account-forms'));
+});
+$('signin-cancel').addEventListener('click', () => $('signin-dialog').close());
+
+/// Carries out what a visitor asked for before signing in, once the lobby socket is up.
+async function carryOut(action) {
+  if (action.kind === 'quick') {
+    await quick(action.variant, action.time, action.inc);
+  } else if (action.kind === 'command' && action.message && typeof action.message.t === 'string') {
+    const reply = await command(action.message).catch((err) => ({ text: err.message, error: true }));
+    status(reply.text || reply.code, reply.error);
+  }
+}
+
+function takePending() {
+  const text = sessionStorage.getItem(PENDING_KEY);
+  sessionStorage.removeItem(PENDING_KEY);
+  if (!text) return null;
+  try { return JSON.parse(text); } catch (_) { return null; }
+}
+
+// Lobby socket ------------------------------------------------------------------------------
 function connect() {
   if (!myName()) return;
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -62,6 +115,7 @@ function connect() {
     // This session logged out (in another tab, say): show the page as signed out.
     if (e.reason === 'logged_out') { location.reload(); return; }
     lobby.socket = null;
+    lobby.connected = false;
     // Commands sent on this socket will get no answer now.
     for (const resolve of lobby.pending.values()) resolve({ text: 'The connection to the lobby dropped; try again.', code: 'disconnected', error: true });
     lobby.pending.clear();
@@ -87,12 +141,19 @@ function command(message) {
 
 function handle(msg) {
   switch (msg.t) {
-    case 'lobby':
+    case 'lobby': {
+      lobby.registered = Boolean(msg.you && msg.you.registered);
       lobby.seeks = new Map((msg.seeks || []).map((s) => [s.id, s]));
       lobby.challenges = new Map((msg.challenges || []).map((c) => [c.id, c]));
+      if (lobby.searching && !lobby.seeks.has(lobby.searching.id)) endSearch('Your search ended.');
       renderSeeks();
       renderChallenges();
+      const first = !lobby.connected;
+      lobby.connected = true;
+      const pending = first && takePending();
+      if (pending) carryOut(pending);
       break;
+    }
     case 'seek_added':
       lobby.seeks.set(msg.seek.id, msg.seek);
       renderSeeks();
@@ -100,6 +161,7 @@ function handle(msg) {
       break;
     case 'seek_removed':
       lobby.seeks.delete(msg.id);
+      if (lobby.searching && lobby.searching.id === msg.id) endSearch('Your search ended.');
       renderSeeks();
       break;
     case 'challenge':
@@ -113,6 +175,7 @@ function handle(msg) {
       break;
     case 'game_started':
       if (msg.text) log(msg.text);
+      status('Game found: opening it…');
       location.href = `/game/${msg.game.game_id}`;
       break;
     case 'notice':
@@ -137,34 +200,145 @@ function handle(msg) {
   }
 }
 
-// Seeks ------------------------------------------------------------------------------------
+/// The status line under the grid.
+function status(text, error) {
+  const line = $('quick-status');
+  line.textContent = text || '';
+  line.classList.toggle('error', Boolean(error));
+}
+
+// Quick pairing ------------------------------------------------------------------------------
 /// "5+3", or "no clock" for the lobby's `0 0`.
 function seekClock(s) {
   return s.time === 0 && s.inc === 0 ? 'no clock' : `${s.time}+${s.inc}`;
 }
 
+function cellOf(variant, time, inc) {
+  return document.querySelector(`#quick-grid button.quick[data-variant="${CSS.escape(variant)}"][data-time="${time}"][data-inc="${inc}"]`);
+}
+
+function showSearching() {
+  for (const cell of document.querySelectorAll('#quick-grid button.quick')) {
+    const s = lobby.searching;
+    const on = Boolean(s) && cell.dataset.variant === s.variant && Number(cell.dataset.time) === s.time && Number(cell.dataset.inc) === s.inc;
+    cell.classList.toggle('searching', on);
+    cell.setAttribute('aria-pressed', String(on));
+  }
+  $('quick-cancel').hidden = !lobby.searching;
+}
+
+function endSearch(text) {
+  lobby.searching = null;
+  showSearching();
+  if (text) status(text);
+}
+
+/// The searches and cancels of the grid, one at a time, in the order clicked.
+let quickQueue = Promise.resolve();
+
+/// Cancels the search under way (if any): `unseek` of its seek.
+async function cancelSearch() {
+  const s = lobby.searching;
+  if (!s) return;
+  const reply = await command({ t: 'unseek', id: s.id }).catch((err) => ({ text: err.message, error: true }));
+  // Already gone (paired or removed): the events say what became of it.
+  if (reply.error && reply.code !== 'no_such_seek') {
+    status(reply.text, true);
+    return;
+  }
+  if (lobby.searching === s) endSearch('Search cancelled.');
+}
+
+/// A click on a grid cell: seeks that game, replacing (or, on the same cell, ending) the
+/// search under way.
+async function quick(variant, time, inc) {
+  const s = lobby.searching;
+  const same = s && s.variant === variant && s.time === time && s.inc === inc;
+  if (s) await cancelSearch();
+  if (same || lobby.searching) return;
+  const what = `${vname(variant)} ${seekClock({ time, inc })}`;
+  const rated = lobby.registered;
+  const reply = await command({
+    t: 'seek', variant, time, inc, rated, color: null, manual: false, formula: false, min: 0, max: MAX_RATING,
+  }).catch((err) => ({ text: err.message, error: true }));
+  if (reply.error) {
+    status(reply.text || reply.code, true);
+    return;
+  }
+  if (reply.data && reply.data.kind === 'seek_posted') {
+    lobby.searching = { id: reply.data.seek.id, variant, time, inc };
+    showSearching();
+    status(`Searching for a ${rated ? 'rated' : 'casual'} game of ${what}… Click it again or Cancel to stop.`);
+  } else {
+    status(reply.text);
+  }
+}
+
+$('quick-grid').addEventListener('click', (e) => {
+  const cell = e.target.closest('button.quick');
+  if (!cell) return;
+  const [variant, time, inc] = [cell.dataset.variant, Number(cell.dataset.time), Number(cell.dataset.inc)];
+  if (!myName()) {
+    needSignIn({ kind: 'quick', variant, time, inc }, `play ${vname(variant)} ${seekClock({ time, inc })}`);
+    return;
+  }
+  quickQueue = quickQueue.then(() => quick(variant, time, inc));
+});
+$('quick-cancel').addEventListener('click', () => {
+  quickQueue = quickQueue.then(cancelSearch);
+});
+
+// Stats ---------------------------------------------------------------------------------------
+async function refreshStats() {
+  try {
+    const stats = await api('/api/lobby/stats');
+    $('players-online').textContent = String(stats.players_online);
+    $('games-in-play').textContent = String(stats.games_in_play);
+  } catch (_) {
+    // The next round tries again; the figures shown stay.
+  }
+}
+
+// Seeks ------------------------------------------------------------------------------------
 function renderSeeks() {
   const seeks = [...lobby.seeks.values()].sort((a, b) => a.id - b.id);
   const me = myName();
   $('seek-list').innerHTML = seeks.map((s) => {
     const mine = s.user === me;
     const rating = s.rating == null ? 'guest' : `${s.rating}${s.provisional ? 'P' : ''}`;
-    const flags = [s.rated ? 'rated' : 'unrated', s.manual ? 'manual' : '', s.formula ? 'formula' : ''].filter(Boolean).join(', ');
+    const flags = [s.rated ? 'rated' : 'casual', s.color || '', s.manual ? 'manual' : '', s.formula ? 'formula' : ''].filter(Boolean).join(', ');
     const action = mine
       ? `<button type="button" class="unseek" data-seek="${s.id}" aria-label="Remove my seek ${s.id}">Remove</button>`
       : `<button type="button" class="play" data-seek="${s.id}" data-variant="${esc(s.variant)}" aria-label="${esc(`Play ${s.user} ${vname(s.variant)} ${seekClock(s)}`)}">Play</button>`;
-    return `<tr><td>${s.id}. <a href="/player/${esc(s.user)}">${esc(s.user)}</a></td><td>${esc(rating)}</td>`
-      + `<td>${esc(vname(s.variant))}</td><td>${esc(seekClock(s))} <span class="muted">${esc(flags)}</span></td>`
-      + `<td>${esc(s.color || 'any')}</td><td>${action}</td></tr>`;
-  }).join('') || '<tr><td colspan="6" class="muted">No open seeks.</td></tr>';
+    return `<tr><td><a href="/player/${esc(s.user)}">${esc(s.user)}</a></td><td>${esc(rating)}</td>`
+      + `<td>${esc(vname(s.variant))} ${esc(seekClock(s))} <span class="muted">${esc(flags)}</span></td>`
+      + `<td>${action}</td></tr>`;
+  }).join('') || '<tr><td colspan="4" class="muted">No open seeks.</td></tr>';
   drawGraph(seeks);
+}
+
+/// Answers seek `id` (`play`), or asks a signed-out visitor to sign in first.
+async function playSeek(id) {
+  const seek = lobby.seeks.get(id);
+  const message = { t: 'play', seek: id };
+  if (!myName()) {
+    needSignIn({ kind: 'command', message }, seek ? `play ${seek.user} (${vname(seek.variant)} ${seekClock(seek)})` : 'play');
+    return;
+  }
+  const reply = await command(message).catch((err) => ({ text: err.message, error: true }));
+  status(reply.text, reply.error);
+  log(reply.text, reply.error ? 'error' : '');
 }
 
 $('seek-list').addEventListener('click', async (e) => {
   const button = e.target.closest('button[data-seek]');
   if (!button) return;
   const id = Number(button.dataset.seek);
-  const reply = await command(button.classList.contains('play') ? { t: 'play', seek: id } : { t: 'unseek', id }).catch((err) => ({ text: err.message, error: true }));
+  if (button.classList.contains('play')) {
+    playSeek(id);
+    return;
+  }
+  const reply = await command({ t: 'unseek', id }).catch((err) => ({ text: err.message, error: true }));
   log(reply.text, reply.error ? 'error' : '');
 });
 
@@ -184,12 +358,25 @@ function drawGraph(seeks) {
   }
   svg.innerHTML = out;
 }
-$('seek-graph').addEventListener('click', async (e) => {
+function graphPoint(e) {
   const point = e.target.closest('[data-seek]');
-  if (!point) return;
-  const reply = await command({ t: 'play', seek: Number(point.dataset.seek) }).catch((err) => ({ text: err.message, error: true }));
-  log(reply.text, reply.error ? 'error' : '');
+  if (point && point.dataset.seek) playSeek(Number(point.dataset.seek));
+}
+$('seek-graph').addEventListener('click', graphPoint);
+$('seek-graph').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); graphPoint(e); }
 });
+
+/// Signed out there is no lobby socket: the seeks are read every few seconds.
+async function pollSeeks() {
+  try {
+    const list = await api('/api/seeks');
+    lobby.seeks = new Map(list.seeks.map((s) => [s.id, s]));
+    renderSeeks();
+  } catch (_) {
+    // Kept as they were until the next read.
+  }
+}
 
 // Challenges --------------------------------------------------------------------------------
 function renderChallenges() {
@@ -213,10 +400,10 @@ $('challenge-list').addEventListener('click', async (e) => {
   log(reply.text, reply.error ? 'error' : '');
 });
 
-// The seek / challenge form ---------------------------------------------------------------------
+// Dialogs ---------------------------------------------------------------------------------------
 // The clock inputs' min, max and step are the server's bounds (the page fills them in); what
 // they cannot say is that a clock needs some minutes or some increment: `0+0` is refused by
-// the games API and means no clock to the lobby, which is the "No clock" box's to say.
+// the games API and means no clock to the lobby, which the "No clock" box is there to say.
 function clockInputs(prefix) {
   const untimed = $(`${prefix}-untimed`);
   const minutes = $(`${prefix}-minutes`);
@@ -232,7 +419,26 @@ function clockInputs(prefix) {
   untimed.addEventListener('change', check);
   check();
 }
-clockInputs('seek');
+for (const prefix of ['seek', 'computer', 'friend']) clockInputs(prefix);
+
+/// A games-API clock from a dialog's inputs: null for none.
+function apiClock(prefix) {
+  return $(`${prefix}-untimed`).checked ? null
+    : { minutes: Number($(`${prefix}-minutes`).value), increment: Number($(`${prefix}-increment`).value) };
+}
+
+function opens(button, dialog, prepare) {
+  $(button).addEventListener('click', () => {
+    if (prepare) prepare();
+    $(dialog).showModal();
+  });
+}
+for (const [cancel, dialog] of [['create-cancel', 'create-dialog'], ['computer-cancel', 'computer-dialog'], ['friend-cancel', 'friend-dialog']]) {
+  $(cancel).addEventListener('click', () => $(dialog).close());
+}
+
+// "Create a game": every option of a FICS seek, or a challenge to one user (`match`).
+opens('create-open', 'create-dialog', () => { $('seek-status').textContent = ''; });
 
 function terms() {
   const color = $('seek-color').value;
@@ -249,72 +455,91 @@ function terms() {
 
 $('seek-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const status = $('seek-status');
-  try {
-    if (!myName()) {
-      status.textContent = 'Sign in or play as a guest first.';
-      return;
-    }
-    const opponent = $('seek-opponent').value.trim();
-    const message = opponent
-      ? { t: 'match', user: opponent, ...terms() }
-      : { t: 'seek', ...terms(), manual: $('seek-manual').checked, formula: $('seek-formula').checked, min: Number($('seek-min').value), max: Number($('seek-max').value) };
-    const reply = await command(message);
-    status.textContent = reply.text || (reply.error ? reply.code : 'Done.');
-    status.classList.toggle('error', Boolean(reply.error));
-  } catch (err) {
-    status.textContent = err.message;
+  const line = $('seek-status');
+  const opponent = $('seek-opponent').value.trim();
+  const message = opponent
+    ? { t: 'match', user: opponent, ...terms() }
+    : { t: 'seek', ...terms(), manual: $('seek-manual').checked, formula: $('seek-formula').checked, min: Number($('seek-min').value), max: Number($('seek-max').value) };
+  if (!myName()) {
+    $('create-dialog').close();
+    needSignIn({ kind: 'command', message }, opponent ? `challenge ${opponent}` : 'post this seek');
+    return;
   }
+  const reply = await command(message).catch((err) => ({ text: err.message, error: true }));
+  if (reply.error) {
+    line.textContent = reply.text || reply.code;
+    line.classList.add('error');
+    return;
+  }
+  line.textContent = '';
+  $('create-dialog').close();
+  status(reply.text);
+  log(reply.text);
 });
 
-$('link-submit').addEventListener('click', async () => {
-  // Not a submit button: the form's constraints are checked here.
-  if (!$('seek-form').reportValidity()) return;
-  const untimed = $('seek-untimed').checked;
-  const body = {
-    variant: $('seek-variant').value,
-    clock: untimed ? null : { minutes: Number($('seek-minutes').value), increment: Number($('seek-increment').value) },
-    color: $('seek-color').value,
-  };
-  try {
-    if (!myName()) await api('/api/auth/guest', {});
-    const created = await api('/api/games', body);
-    location.href = created.url;
-  } catch (err) {
-    $('seek-status').textContent = err.message;
-  }
-});
-
-// Play the computer: a dialog posting `POST /api/games/computer`, then the game's page.
-const computerDialog = $('computer-dialog');
-$('computer-open').addEventListener('click', () => {
-  $('computer-variant').value = $('seek-variant').value;
+// "Play with the computer": `POST /api/games/computer`, then the game's page.
+opens('computer-open', 'computer-dialog', () => {
   $('computer-status').textContent = '';
-  computerDialog.showModal();
 });
-$('computer-cancel').addEventListener('click', () => computerDialog.close());
-clockInputs('computer');
 $('computer-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const body = {
     variant: $('computer-variant').value,
     level: Number($('computer-level').value),
-    clock: $('computer-untimed').checked ? null
-      : { minutes: Number($('computer-minutes').value), increment: Number($('computer-increment').value) },
+    clock: apiClock('computer'),
     color: $('computer-color').value,
   };
-  const status = $('computer-status');
+  const line = $('computer-status');
   try {
     if (!myName()) await api('/api/auth/guest', {});
     const created = await api('/api/games/computer', body);
     location.href = created.url;
   } catch (err) {
-    status.textContent = err.message;
-    status.classList.add('error');
+    line.textContent = err.message;
+    line.classList.add('error');
+  }
+});
+
+// "Challenge a friend": an open challenge (`POST /api/games`) whose link the friend opens.
+opens('friend-open', 'friend-dialog', () => {
+  $('friend-status').textContent = '';
+  $('friend-result').hidden = true;
+});
+$('friend-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const body = { variant: $('friend-variant').value, clock: apiClock('friend'), color: $('friend-color').value };
+  const line = $('friend-status');
+  try {
+    // A link needs no lobby: a visitor who is not signed in plays as a guest.
+    if (!myName()) await api('/api/auth/guest', {});
+    const created = await api('/api/games', body);
+    const link = new URL(created.url, location.href).href;
+    $('friend-link').value = link;
+    $('friend-go').href = created.url;
+    $('friend-result').hidden = false;
+    line.textContent = 'Send this link to your friend; the game starts when they open it.';
+    line.classList.remove('error');
+  } catch (err) {
+    line.textContent = err.message;
+    line.classList.add('error');
+  }
+});
+$('friend-copy').addEventListener('click', async () => {
+  const input = $('friend-link');
+  const line = $('friend-status');
+  try {
+    await navigator.clipboard.writeText(input.value);
+    line.textContent = 'Link copied.';
+  } catch (_) {
+    // No clipboard permission: leave the link selected for the reader to copy.
+    input.select();
+    line.textContent = 'Select the link and copy it.';
   }
 });
 
 // Open challenge links and games in progress ---------------------------------------------------
+const liveBoards = new LiveBoards($('live-boards'), vname, myName());
+
 async function refresh() {
   try {
     const waiting = await api('/api/games?status=waiting&limit=50');
@@ -322,16 +547,17 @@ async function refresh() {
       const who = g.white_name || g.black_name || '';
       const colour = g.white_name ? 'black' : g.black_name ? 'white' : 'random';
       return `<tr><td>${who ? `<a href="/player/${esc(who)}">${esc(who)}</a>` : 'anyone'}</td>`
-        + `<td>${esc(vname(g.variant))}</td><td>${esc(clockText(g.clock))}</td><td>${esc(colour)}</td>`
+        + `<td>${esc(vname(g.variant))} ${esc(clockText(g.clock))}</td><td>${esc(colour)}</td>`
         + `<td><a class="join" href="/game/${esc(g.game_id)}" data-variant="${esc(g.variant)}" aria-label="${esc(`Join ${vname(g.variant)} ${clockText(g.clock)}`)}">Join</a></td></tr>`;
-    }).join('') || '<tr><td colspan="5" class="muted">No open challenge links.</td></tr>';
+    }).join('') || '<tr><td colspan="4" class="muted">No open challenge links.</td></tr>';
     const live = await api('/api/games?status=active&limit=50');
+    liveBoards.show(live.games);
     $('live-list').innerHTML = live.games.map((g) => `<tr><td>${esc(g.white_name)}</td><td>${esc(g.black_name)}</td>`
-      + `<td>${esc(vname(g.variant))}</td><td>${esc(clockText(g.clock))}</td><td>${g.action_count}</td>`
+      + `<td>${esc(vname(g.variant))} ${esc(clockText(g.clock))}</td><td>${g.action_count}</td>`
       + `<td><a href="/game/${esc(g.game_id)}" aria-label="Watch ${esc(g.white_name)} against ${esc(g.black_name)}">Watch</a></td></tr>`).join('')
-      || '<tr><td colspan="6" class="muted">No games in progress.</td></tr>';
+      || '<tr><td colspan="5" class="muted">No games in progress.</td></tr>';
   } catch (err) {
-    $('live-list').innerHTML = `<tr><td colspan="6">${esc(err.message)}</td></tr>`;
+    $('live-list').innerHTML = `<tr><td colspan="5">${esc(err.message)}</td></tr>`;
   }
 }
 
@@ -359,7 +585,39 @@ $('console-form').addEventListener('submit', async (e) => {
   }
 });
 
+// URL parameters ------------------------------------------------------------------------------
+function fromUrl() {
+  const params = new URLSearchParams(location.search);
+  const known = (v) => Object.prototype.hasOwnProperty.call(VARIANT_NAMES, v);
+  const variant = params.get('variant');
+  if (variant && known(variant)) {
+    const row = document.querySelector(`.quick-row[data-variant="${CSS.escape(variant)}"]`);
+    row.classList.add('highlight');
+    row.querySelector('button.quick').focus({ preventScroll: true });
+    row.scrollIntoView({ block: 'nearest' });
+  }
+  const computer = params.get('computer');
+  if (computer && known(computer)) {
+    $('computer-variant').value = computer;
+    $('computer-open').click();
+    return;
+  }
+  const opponent = params.get('challenge');
+  if (opponent) {
+    $('seek-opponent').value = opponent.slice(0, 20);
+    $('create-open').click();
+  }
+}
+
 renderSeeks();
-connect();
+fromUrl();
+if (myName()) {
+  connect();
+} else {
+  pollSeeks();
+  setInterval(pollSeeks, 5000);
+}
 refresh();
-setInterval(refresh, 4000);
+setInterval(refresh, 5000);
+refreshStats();
+setInterval(refreshStats, 10000);

@@ -35,7 +35,7 @@ use crate::rules::{Outcome, Variant};
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
 use computer::ComputerPlayers;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -383,6 +383,27 @@ impl Games {
                 }
             }
         }
+    }
+
+    /// The people seated in a game in progress (the computer's accounts left out) and how
+    /// many games are in progress, open challenges nobody has taken left out of both.
+    pub fn in_play(&self) -> (HashSet<Uuid>, usize) {
+        // Taken apart, never both locks at once.
+        let waiting: HashSet<Uuid> = self.open_challenges().values().flatten().copied().collect();
+        let in_progress = self.in_progress();
+        let mut players = HashSet::new();
+        let mut games: HashSet<Uuid> = HashSet::new();
+        for (player, held) in in_progress.iter() {
+            let playing: Vec<&Uuid> = held.iter().filter(|id| !waiting.contains(id)).collect();
+            if playing.is_empty() {
+                continue;
+            }
+            games.extend(playing.into_iter().copied());
+            if !self.inner.computers.is_computer(*player) {
+                players.insert(*player);
+            }
+        }
+        (players, games.len())
     }
 
     /// How many games `user_id` has in progress, open challenges included.

@@ -5,8 +5,8 @@
 //!   lobby's events for this connection, and shutdown or the player's logout.
 //! - `POST /api/command` `{"line":"seek 5 0 rated chazz"}`: a FICS-style text command.
 //! - `POST /api/lobby` `{"t":"seek","time":5,…}`: the same commands as JSON.
-//! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/users/{name}` (finger),
-//!   `GET /api/users/{name}/ratings/history[?variant=…]`.
+//! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/lobby/stats`,
+//!   `GET /api/users/{name}` (finger), `GET /api/users/{name}/ratings/history[?variant=…]`.
 //!
 //! Over HTTP a command answers 200 `{"reply":"<FICS-like text>","data":{…}}`, and a refused
 //! one the HTTP error `{"error":"<stable_code>","message":"<FICS-like text>"}` with a real
@@ -22,7 +22,9 @@ use super::proxy::ClientInfo;
 use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
 use crate::game::lobby::command::{parse_line, request_of, Request};
-use crate::game::lobby::{FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyUser, SeekView};
+use crate::game::lobby::{
+    FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyStats, LobbyUser, SeekView,
+};
 use crate::game::GameError;
 use crate::rules::Variant;
 use crate::store::{GameSummary, RatingHistoryEntry, User};
@@ -40,6 +42,41 @@ use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
+
+/// The quick-pairing grid's clocks (minutes, increment seconds), `0 0` being no clock as in
+/// the lobby's seeks: lichess's pools, one of each kind of game.
+pub(super) const QUICK_CLOCKS: [(u32, u32); 6] =
+    [(1, 0), (3, 2), (5, 3), (10, 5), (15, 10), (0, 0)];
+
+/// The lobby page's quick-pairing grid: a row per playable variant, a button per clock, each
+/// carrying the seek it sends (`lobby.js`). Drawn by the server so the page does not shift as
+/// its script starts.
+pub(super) fn quick_grid() -> String {
+    let mut out = String::new();
+    for variant in Variant::ALL.iter().filter(|v| v.is_playable()) {
+        let key = variant.key();
+        let name = super::pages::escape(variant.display_name());
+        out.push_str(&format!(
+            "<div class=\"quick-row\" role=\"group\" aria-labelledby=\"quick-{key}\" data-variant=\"{key}\">\
+             <span class=\"quick-variant\" id=\"quick-{key}\">{name}</span>"
+        ));
+        for (time, inc) in QUICK_CLOCKS {
+            // The accessible name holds the visible text, and says what ∞ means.
+            let (shown, said) = if time == 0 && inc == 0 {
+                ("∞".to_string(), "∞ no clock".to_string())
+            } else {
+                let clock = format!("{time}+{inc}");
+                (clock.clone(), clock)
+            };
+            out.push_str(&format!(
+                "<button type=\"button\" class=\"quick\" data-variant=\"{key}\" data-time=\"{time}\" \
+                 data-inc=\"{inc}\" aria-pressed=\"false\" aria-label=\"{name} {said}\">{shown}</button>"
+            ));
+        }
+        out.push_str("</div>");
+    }
+    out
+}
 
 fn lobby_user(user: &User) -> LobbyUser {
     LobbyUser {
@@ -256,6 +293,19 @@ struct LiveGames {
 async fn live_games(State(state): State<AppState>) -> Result<Json<LiveGames>, ApiError> {
     let games = state.store.active_games(200).await?;
     Ok(Json(LiveGames { games }))
+}
+
+/// How many players are online (a lobby connection open, or seated in a game in progress)
+/// and how many games are in play.
+#[utoipa::path(
+    get,
+    path = "/api/lobby/stats",
+    tag = "lobby",
+    responses((status = 200, description = "The counts.", body = LobbyStats))
+)]
+async fn lobby_stats(State(state): State<AppState>) -> Result<Json<LobbyStats>, ApiError> {
+    let stats = state.lobby.stats().await.map_err(lobby_api_error)?;
+    Ok(Json(stats))
 }
 
 /// `finger`: who a user is, their ratings and their results.
@@ -492,6 +542,37 @@ pub fn router() -> Router<AppState> {
         .route("/api/lobby", post(json_command))
         .route("/api/seeks", get(seeks))
         .route("/api/games/live", get(live_games))
+        .route("/api/lobby/stats", get(lobby_stats))
         .route("/api/users/{name}", get(finger))
         .route("/api/users/{name}/ratings/history", get(rating_history))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quick_grid_has_every_playable_variant_at_every_clock() {
+        let grid = quick_grid();
+        let playable: Vec<Variant> = Variant::ALL
+            .iter()
+            .copied()
+            .filter(|v| v.is_playable())
+            .collect();
+        assert_eq!(
+            grid.matches("class=\"quick\"").count(),
+            playable.len() * QUICK_CLOCKS.len()
+        );
+        for variant in playable {
+            let key = variant.key();
+            assert!(grid.contains(&format!("data-variant=\"{key}\" data-time=\"0\"")));
+            for (time, inc) in QUICK_CLOCKS {
+                let cell =
+                    format!("data-variant=\"{key}\" data-time=\"{time}\" data-inc=\"{inc}\"");
+                assert_eq!(grid.matches(&cell).count(), 1, "{cell}");
+                // Every clock is one the lobby's seeks accept.
+                assert!(time <= crate::game::lobby::MAX_TIME && inc <= crate::game::lobby::MAX_INC);
+            }
+        }
+    }
 }

@@ -64,6 +64,7 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         lobby::json_command,
         lobby::seeks,
         lobby::live_games,
+        lobby::lobby_stats,
         lobby::finger,
         lobby::rating_history,
         variant_pages::lesson_list,

@@ -177,7 +177,7 @@ pub(super) fn variant_options() -> String {
 /// which is the "No clock" box's to say).
 ///
 /// [`TimeControl::checked`]: crate::game::clock::TimeControl::checked
-fn lobby_bounds() -> [(&'static str, String); 7] {
+fn lobby_bounds() -> [(&'static str, String); 8] {
     use crate::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
     use crate::game::lobby::{MAX_INC, MAX_RATING, MAX_TIME};
     let api_minutes_max = MAX_INITIAL_MS / 60_000;
@@ -199,12 +199,22 @@ fn lobby_bounds() -> [(&'static str, String); 7] {
         ("increment_max", api_increment_max.to_string()),
         ("rating_max", MAX_RATING.to_string()),
         ("options", variant_options()),
+        ("quick_grid", super::lobby::quick_grid()),
     ]
 }
 
-fn lobby_body() -> String {
+/// The lobby's body, with its counts (`GET /api/lobby/stats`, "–" when the lobby cannot
+/// say) drawn in, so the script's first read of them changes nothing on the screen.
+fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>) -> String {
     let values = lobby_bounds();
-    let pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let count = |n: Option<usize>| n.map_or_else(|| "–".to_string(), |n| n.to_string());
+    let players = count(stats.map(|s| s.players_online));
+    let games = count(stats.map(|s| s.games_in_play));
+    let mut pairs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    pairs.extend([
+        ("players_online", players.as_str()),
+        ("games_in_play", games.as_str()),
+    ]);
     fill(LOBBY, &pairs)
 }
 
@@ -266,7 +276,8 @@ fn player_body(name: &str, viewer: &MaybeUser) -> String {
 }
 
 async fn lobby(State(state): State<AppState>, user: MaybeUser) -> Response {
-    page(&state, "Lobby", &user, &lobby_body(), "lobby.js")
+    let stats = state.lobby.stats().await.ok();
+    page(&state, "Lobby", &user, &lobby_body(stats), "lobby.js")
 }
 
 /// A small HTML page saying what went wrong, with a link home, answered with `status`. It is
@@ -397,7 +408,7 @@ mod tests {
         let id = Uuid::nil();
         let signed_out = MaybeUser(None);
         for body in [
-            lobby_body(),
+            lobby_body(None),
             game_body(id),
             replay_body(id),
             player_body("<alice>", &signed_out),
@@ -426,7 +437,7 @@ mod tests {
 
     #[test]
     fn the_lobby_clock_inputs_carry_the_servers_bounds() {
-        let body = lobby_body();
+        let body = lobby_body(None);
         for input in [
             r#"id="seek-minutes" type="number" required min="0" max="180" step="1""#,
             r#"id="seek-increment" type="number" required min="0" max="180" step="1""#,
@@ -460,6 +471,18 @@ mod tests {
         ] {
             assert_eq!(challenge_link(name, &viewer(who)), "", "{name}");
         }
+    }
+
+    #[test]
+    fn the_lobby_draws_its_counts_or_a_dash() {
+        let stats = crate::game::lobby::LobbyStats {
+            players_online: 7,
+            games_in_play: 3,
+        };
+        let body = lobby_body(Some(stats));
+        assert!(body.contains(r#"<span id="players-online">7</span>"#));
+        assert!(body.contains(r#"<span id="games-in-play">3</span>"#));
+        assert!(lobby_body(None).contains(r#"<span id="players-online">–</span>"#));
     }
 
     #[test]

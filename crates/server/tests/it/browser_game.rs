@@ -175,6 +175,8 @@ async fn start_rated_game(base: &str, a: &mut Browser, b: &mut Browser) -> Strin
         json!([]),
     )
     .await;
+    // The full seek form is the "Create a game" dialog.
+    a.click("#create-open").await;
     a.type_text("#seek-minutes", "10").await;
     a.type_text("#seek-increment", "5").await;
     a.click("#seek-submit").await;

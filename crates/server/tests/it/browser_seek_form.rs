@@ -244,6 +244,8 @@ async fn sends_its_bounds(session: &mut Session, base: &str, minutes: f64, incre
             )
             .await;
         assert_eq!(valid, json!(true));
+        // The full seek form is the "Create a game" dialog; it closes once the seek is posted.
+        browser.click("#create-open").await;
         browser.click("#seek-submit").await;
         browser
             .wait_for(

@@ -12,6 +12,7 @@ mod browser_computer;
 mod browser_game;
 mod browser_profile;
 mod browser_hints;
+mod browser_lobby;
 mod browser_seek_form;
 mod browser_site;
 mod browser_variants;

@@ -40,7 +40,13 @@ struct LobbyActor {
     last_connection: u64,
     /// How long the players of a game the lobby paired have to open it.
     join_limit: std::time::Duration,
+    /// The last counts and when they were taken: anyone may ask for them, as often as they
+    /// like, and counting walks every user and game, so one count serves for a while.
+    stats: Option<(Instant, super::LobbyStats)>,
 }
+
+/// How long one count of the players online and games in play is served.
+const STATS_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn now() -> std::time::Instant {
     Instant::now().into_std()
@@ -56,6 +62,7 @@ pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Rec
         state: LobbyState::new(settings, now()),
         connections: HashMap::new(),
         last_connection: 0,
+        stats: None,
     };
     loop {
         let deadline = actor.state.next_presence_deadline().map(Instant::from_std);
@@ -106,6 +113,9 @@ impl LobbyActor {
                 self.flush();
                 let _ = reply.send(result);
             }
+            LobbyMsg::Stats { reply } => {
+                let _ = reply.send(Ok(self.stats()));
+            }
             LobbyMsg::Seeks { viewer, all, reply } => {
                 let result = match viewer {
                     Some(viewer) => match self.ensure_user(&viewer).await {
@@ -117,6 +127,23 @@ impl LobbyActor {
                 let _ = reply.send(result);
             }
         }
+    }
+
+    /// The players online and games in play, counted at most once per [`STATS_FOR`].
+    fn stats(&mut self) -> super::LobbyStats {
+        let now = Instant::now();
+        if let Some((taken, stats)) = self.stats {
+            if now.duration_since(taken) < STATS_FOR {
+                return stats;
+            }
+        }
+        let (seated, games_in_play) = self.games.in_play();
+        let stats = super::LobbyStats {
+            players_online: self.state.players_online(&seated),
+            games_in_play,
+        };
+        self.stats = Some((now, stats));
+        stats
     }
 
     /// Sends the state's events to every connection of their users; a connection that is

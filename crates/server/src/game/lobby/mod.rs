@@ -334,12 +334,25 @@ enum LobbyMsg {
         command: LobbyCmd,
         reply: oneshot::Sender<Result<LobbyReply, LobbyError>>,
     },
+    /// How many players are online and games in play.
+    Stats {
+        reply: oneshot::Sender<Result<LobbyStats, LobbyError>>,
+    },
     /// The seeks a viewer (or an anonymous one) sees.
     Seeks {
         viewer: Option<LobbyUser>,
         all: bool,
         reply: oneshot::Sender<Result<Vec<SeekView>, LobbyError>>,
     },
+}
+
+/// The lobby's counts (`GET /api/lobby/stats`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct LobbyStats {
+    /// Distinct players with a lobby connection open or seated in a game in progress.
+    pub players_online: usize,
+    /// Games in progress (open challenges nobody has taken are not).
+    pub games_in_play: usize,
 }
 
 /// Commands queued for the lobby actor before senders wait.
@@ -450,6 +463,14 @@ impl LobbyHandle {
     ) -> Result<Vec<SeekView>, LobbyError> {
         self.ask(|reply| LobbyMsg::Seeks { viewer, all, reply })
             .await
+    }
+
+    /// How many players are online and games in play.
+    ///
+    /// # Errors
+    /// The lobby is gone.
+    pub async fn stats(&self) -> Result<LobbyStats, LobbyError> {
+        self.ask(|reply| LobbyMsg::Stats { reply }).await
     }
 
     /// A user by name, any case.

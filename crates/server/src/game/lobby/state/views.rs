@@ -1,8 +1,9 @@
 //! What clients see of the state: seeks and challenges as views, a user's snapshot, the
-//! seek lists.
+//! seek lists, and how many players are online.
 
 use super::{Challenge, LobbyState, Seek};
 use crate::wire::lobby::{ChallengeView, LobbyEvent, SeekView, You};
+use std::collections::HashSet;
 use uuid::Uuid;
 
 impl LobbyState {
@@ -104,5 +105,16 @@ impl LobbyState {
     /// Every open seek, for a viewer who is not signed in.
     pub fn all_seeks(&self) -> Vec<SeekView> {
         self.seeks.values().map(|s| self.seek_view(s)).collect()
+    }
+
+    /// How many distinct players are online: those with a lobby connection open, and those
+    /// `seated` in a game in progress (the caller's list, which may repeat them).
+    pub fn players_online(&self, seated: &HashSet<Uuid>) -> usize {
+        let connected = self
+            .users
+            .iter()
+            .filter(|(id, u)| u.connections > 0 && !seated.contains(id))
+            .count();
+        connected + seated.len()
     }
 }
