@@ -48,7 +48,8 @@ use utoipa::{IntoParams, ToSchema};
 pub(super) const QUICK_CLOCKS: [(u32, u32); 6] =
     [(1, 0), (3, 2), (5, 3), (10, 5), (15, 10), (0, 0)];
 
-/// The lobby page's quick-pairing grid: a row per playable variant, a button per clock, each
+/// The lobby page's quick-pairing grid: a row per playable variant, its name linking to the
+/// variant's page (most visitors know none of these games), and a button per clock, each
 /// carrying the seek it sends (`lobby.js`). Drawn by the server so the page does not shift as
 /// its script starts.
 pub(super) fn quick_grid() -> String {
@@ -58,7 +59,7 @@ pub(super) fn quick_grid() -> String {
         let name = super::pages::escape(variant.display_name());
         out.push_str(&format!(
             "<div class=\"quick-row\" role=\"group\" aria-labelledby=\"quick-{key}\" data-variant=\"{key}\">\
-             <span class=\"quick-variant\" id=\"quick-{key}\">{name}</span>"
+             <a class=\"quick-variant\" id=\"quick-{key}\" href=\"/variant/{key}\">{name}</a>"
         ));
         for (time, inc) in QUICK_CLOCKS {
             // The accessible name holds the visible text, and says what ∞ means.
@@ -566,6 +567,8 @@ mod tests {
         for variant in playable {
             let key = variant.key();
             assert!(grid.contains(&format!("data-variant=\"{key}\" data-time=\"0\"")));
+            // Its name leads to the page that teaches it.
+            assert!(grid.contains(&format!("href=\"/variant/{key}\">")));
             for (time, inc) in QUICK_CLOCKS {
                 let cell =
                     format!("data-variant=\"{key}\" data-time=\"{time}\" data-inc=\"{inc}\"");
