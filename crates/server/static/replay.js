@@ -74,6 +74,7 @@ async function load() {
     state.data = await api(`/api/games/${gameId}/replay`);
   } catch (e) {
     $('status').textContent = e.message;
+    root.dataset.loaded = 'error';
     return;
   }
   const d = state.data;

@@ -10,7 +10,9 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
-use super::browser_site::{browser_available, choose_theme, overflow, Session, SIZES};
+use super::browser_site::{
+    browser_available, choose_theme, layout_shift, overflow, Session, MAX_LAYOUT_SHIFT, SIZES,
+};
 use super::lobby::{game_of, server, LobbyPlayer};
 use super::server::{TestServer, Watcher};
 use super::webdriver::Browser;
@@ -88,27 +90,12 @@ async fn open_player(browser: &mut Browser, base: &str, name: &str) {
             json!([]),
         )
         .await;
-    let shift = browser
-        .js(
-            "return new Promise((done) => {
-               let sum = 0;
-               new PerformanceObserver((list) => {
-                 for (const e of list.getEntries()) if (!e.hadRecentInput) sum += e.value;
-               }).observe({ type: 'layout-shift', buffered: true });
-               setTimeout(() => done(sum), 300);
-             });",
-            json!([]),
-        )
-        .await;
-    let shift = shift.as_f64().unwrap_or(f64::MAX);
+    let (shift, moved) = layout_shift(browser).await;
     assert!(
         (0.0..MAX_LAYOUT_SHIFT).contains(&shift),
-        "/player/{name} moved as it loaded: layout shift {shift}"
+        "/player/{name} moved as it loaded: layout shift {shift}: {moved}"
     );
 }
-
-/// The layout shift a page may have as it loads: Lighthouse's "good" is up to 0.1.
-const MAX_LAYOUT_SHIFT: f64 = 0.02;
 
 /// Axe in both themes and no overflow, at the current size; a screenshot of each theme.
 async fn check_page(browser: &mut Browser, label: &str, shot: &str) {

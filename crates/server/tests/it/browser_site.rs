@@ -175,6 +175,41 @@ async fn theme_shown(browser: &mut Browser) -> (Value, Value) {
     (shown[0].clone(), shown[1].clone())
 }
 
+/// How far the page has moved since it started loading: the sum of the browser's own
+/// `layout-shift` entries not caused by input (what Lighthouse's CLS adds up for a page that
+/// loads and stays), and which elements moved, to say what to fix.
+pub(crate) async fn layout_shift(browser: &mut Browser) -> (f64, Value) {
+    let measured = browser
+        .js(
+            "return new Promise((done) => {
+               let sum = 0;
+               const moved = [];
+               new PerformanceObserver((list) => {
+                 for (const e of list.getEntries()) {
+                   if (e.hadRecentInput) continue;
+                   sum += e.value;
+                   for (const s of e.sources || []) {
+                     const n = s.node;
+                     const name = !n ? '?' : n.id ? `#${n.id}` : `${n.nodeName.toLowerCase()}.${[...(n.classList || [])].join('.')}`;
+                     moved.push(`${name} top ${Math.round(s.previousRect.top)} -> ${Math.round(s.currentRect.top)}`);
+                   }
+                 }
+               }).observe({ type: 'layout-shift', buffered: true });
+               setTimeout(() => done([sum, moved]), 300);
+             });",
+            json!([]),
+        )
+        .await;
+    (
+        measured[0].as_f64().unwrap_or(f64::MAX),
+        measured[1].clone(),
+    )
+}
+
+/// The layout shift a page may have as it loads: Lighthouse's "good" is up to 0.1, and a
+/// page that reserves the room of what it fills in later moves by nothing.
+pub(crate) const MAX_LAYOUT_SHIFT: f64 = 0.02;
+
 /// Whether the page is wider than the window.
 pub(crate) async fn overflow(browser: &mut Browser) -> Value {
     browser
@@ -199,6 +234,12 @@ async fn check_pages(session: &mut Session, base: &str, pages: &[Page], who: &st
         browser.set_window(width, height).await;
         for page in pages {
             open(browser, base, page).await;
+            let (shift, moved) = layout_shift(browser).await;
+            assert!(
+                (0.0..MAX_LAYOUT_SHIFT).contains(&shift),
+                "{} ({who}, {width}x{height}) moved as it loaded: layout shift {shift}: {moved}",
+                page.name
+            );
             for theme in ["light", "dark"] {
                 choose_theme(browser, theme).await;
                 let (attribute, background) = theme_shown(browser).await;
