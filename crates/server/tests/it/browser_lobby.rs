@@ -10,8 +10,9 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
-use super::browser_site::{browser_available, overflow, sign_in_as_guest, start_site, SIZES};
+use super::browser_site::{overflow, sign_in_as_guest, start_site, SIZES};
 use super::server::{choose, fast_settings, Player, TestServer};
+use super::webdriver::browser_available;
 use super::webdriver::{Browser, Driver};
 use super::ws_game::start_game;
 use oddboard_client::LobbySocket;

@@ -10,12 +10,10 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
-use super::browser_site::{
-    browser_available, choose_theme, layout_shift, overflow, Session, MAX_LAYOUT_SHIFT, SIZES,
-};
+use super::browser_site::{choose_theme, layout_shift, overflow, Session, MAX_LAYOUT_SHIFT, SIZES};
 use super::lobby::{game_of, server, LobbyPlayer};
 use super::server::{TestServer, Watcher};
-use super::webdriver::Browser;
+use super::webdriver::{browser_available, Browser};
 use super::ws_game::{play_until, start_game};
 use serde_json::{json, Value};
 

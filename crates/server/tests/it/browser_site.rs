@@ -10,10 +10,10 @@
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
 use super::server::{fast_settings, TestServer};
-use super::webdriver::{Browser, Driver, CHROMEDRIVER};
+use super::webdriver::{browser_available, Browser, Driver};
 use super::ws_game::{play_until, start_game, stored_record_once};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The screen sizes every page must fit: a phone and a desktop.
 pub(crate) const SIZES: [(u32, u32); 2] = [(390, 844), (1280, 800)];
@@ -21,19 +21,6 @@ pub(crate) const SIZES: [(u32, u32); 2] = [(390, 844), (1280, 800)];
 /// The page background of each theme (style.css's `--bg`), as the browser computes it.
 const LIGHT_BG: &str = "rgb(244, 241, 234)";
 const DARK_BG: &str = "rgb(22, 21, 18)";
-
-/// False (after saying so) when the browser tests are to be skipped; panics when the
-/// driver is missing and they are not.
-pub(crate) fn browser_available() -> bool {
-    if Path::new(CHROMEDRIVER).exists() {
-        return true;
-    }
-    if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
-        eprintln!("skipped: no {CHROMEDRIVER}");
-        return false;
-    }
-    panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
-}
 
 /// A browser session with its own profile directory, removed at the end.
 pub(crate) struct Session {

@@ -288,3 +288,16 @@ impl Browser {
         let _ = self.client.request("DELETE", &path, None).await;
     }
 }
+
+/// False (after saying so) when the browser tests are to be skipped; panics when the
+/// driver is missing and they are not.
+pub fn browser_available() -> bool {
+    if std::path::Path::new(CHROMEDRIVER).exists() {
+        return true;
+    }
+    if std::env::var_os("ODDBOARD_SKIP_BROWSER").is_some() {
+        eprintln!("skipped: no {CHROMEDRIVER}");
+        return false;
+    }
+    panic!("{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver (scripts/test.sh does), or set ODDBOARD_SKIP_BROWSER=1");
+}
