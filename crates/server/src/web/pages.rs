@@ -230,11 +230,10 @@ fn replay_body(game_id: Uuid) -> String {
 /// page, or for a name no person can hold (the computer's, or one the rules for names refuse,
 /// which nobody has); "Sign in to challenge" when signed out (the lobby asks them to).
 fn challenge_link(name: &str, viewer: &MaybeUser) -> String {
+    use super::auth::{has_name_characters, is_computer_name};
     let possible = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !name.to_ascii_lowercase().starts_with("computer");
+        && has_name_characters(name)
+        && !is_computer_name(&name.to_ascii_lowercase());
     match &viewer.0 {
         _ if !possible => String::new(),
         Some(me) if me.username.eq_ignore_ascii_case(name) => String::new(),

@@ -218,9 +218,7 @@ impl GameActor {
             } => {
                 // A resumed game whose chat could not be read at its start tries again, unless
                 // the store is known to be away (a connection does not wait for it).
-                if self.ctx.store.health().is_available() {
-                    let _ = self.read_stored_chat().await;
-                }
+                let _ = self.read_stored_chat().await;
                 let events = self.sender.subscribe();
                 let initial = self.state.catch_up(viewer, since, self.now_ms());
                 let _ = reply.send(Subscription { initial, events });

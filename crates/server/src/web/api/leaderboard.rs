@@ -5,7 +5,7 @@
 //! switches between the sections without a reload.
 
 use crate::rules::Variant;
-use crate::store::{LeaderboardEntry, LEADERBOARD_MAX};
+use crate::store::LeaderboardEntry;
 use crate::web::auth::MaybeUser;
 use crate::web::error::{ApiError, ErrorBody};
 use crate::web::extract::QueryParams;
@@ -65,10 +65,8 @@ async fn leaderboard(
         .map_err(|e: crate::rules::UnknownVariant| {
             ApiError::invalid("unknown_variant", e.to_string())
         })?;
-    let limit = query
-        .limit
-        .unwrap_or(DEFAULT_LIMIT)
-        .clamp(1, LEADERBOARD_MAX);
+    // The store brings the limit into its bounds (`store::LEADERBOARD_MAX`).
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
     let players = state.store.leaderboard(variant, limit).await?;
     Ok(Json(Leaderboard {
         variant,

@@ -62,10 +62,7 @@ impl Username {
                 "a username starts with a letter",
             ));
         }
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
+        if !has_name_characters(name) {
             return Err(ApiError::invalid(
                 "invalid_username",
                 "a username has only letters, digits, _ and -",
@@ -75,7 +72,7 @@ impl Username {
         // Guests and the computer's accounts are named by the server.
         if RESERVED.contains(&lower.as_str())
             || lower.starts_with("guest")
-            || lower.starts_with("computer")
+            || is_computer_name(&lower)
         {
             return Err(ApiError::invalid(
                 "reserved_username",
@@ -170,4 +167,15 @@ pub(super) async fn verify_password(
         Ok(real && matches)
     })
     .await
+}
+
+/// Whether every character of a name is one a username may have: letters, digits, `_`, `-`.
+pub(crate) fn has_name_characters(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Whether a name (in lower case) is of the kind the server gives the computer's accounts.
+pub(crate) fn is_computer_name(lower: &str) -> bool {
+    lower.starts_with("computer")
 }

@@ -29,6 +29,7 @@ mod tests;
 
 pub use accounts::router;
 pub use credentials::Username;
+pub(crate) use credentials::{has_name_characters, is_computer_name};
 pub use origin::{refuse_cross_origin, same_origin};
 pub use session::{socket_logout_signal, CurrentUser, LogoutSignal, MaybeUser, SessionCache};
 

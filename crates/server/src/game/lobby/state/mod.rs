@@ -294,7 +294,7 @@ impl LobbyState {
             .seeks
             .values()
             .filter(|s| s.owner == user_id)
-            .filter_map(|s| self.seek_view_of(s.id))
+            .map(|s| self.seek_view(s))
             .collect();
         self.clear_user(user_id, RemovedReason::Gone);
         if !seeks.is_empty() {

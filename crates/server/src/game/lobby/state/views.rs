@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use uuid::Uuid;
 
 impl LobbyState {
-    fn seek_view(&self, seek: &Seek) -> SeekView {
+    pub(super) fn seek_view(&self, seek: &Seek) -> SeekView {
         let (rating, provisional) = self
             .users
             .get(&seek.owner)
