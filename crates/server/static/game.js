@@ -332,14 +332,19 @@ function onAction(ev) {
   }
 }
 
-function myTurn() {
-  const g = state.game;
-  return !!g && g.status === 'active' && !!g.you && g.rules.turn === g.you && !g.rules.outcome;
-}
-
 function playing() {
   const g = state.game;
   return !!g && !!g.you && g.status === 'active';
+}
+
+function myTurn() {
+  return playing() && state.game.rules.turn === state.game.you && !state.game.rules.outcome;
+}
+
+/// The position on the board: the game's, or the earlier one being browsed.
+function shownRules() {
+  const view = state.history.view;
+  return (view !== null && state.history.at(view)) || state.game.rules;
 }
 
 // Premove ------------------------------------------------------------------------------------
@@ -401,7 +406,7 @@ function render(full, { animate = true } = {}) {
     board.setOrientation(state.flipped ? 'black' : 'white');
   }
   const view = state.history.view;
-  const shown = view === null ? g.rules : state.history.at(view) || g.rules;
+  const shown = shownRules();
   sizeBoards(g.rules);
   if (premoveSupported) {
     board.setPlayer(g.you || null);
@@ -440,8 +445,7 @@ function renderPlayers() {
   const g = state.game;
   const bottom = state.flipped ? 'black' : 'white';
   const top = other(bottom);
-  const view = state.history.view;
-  const shown = view === null ? g.rules : state.history.at(view) || g.rules;
+  const shown = shownRules();
   const start = state.history.start();
   const taken = captured(start && start.pieces, shown.pieces);
   for (const [place, color] of [['top', top], ['bottom', bottom]]) {

@@ -86,7 +86,7 @@ async function carryOut(action) {
   if (action.kind === 'quick') {
     await quick(action.variant, action.time, action.inc);
   } else if (action.kind === 'command' && action.message && typeof action.message.t === 'string') {
-    const reply = await command(action.message).catch((err) => ({ text: err.message, error: true }));
+    const reply = await command(action.message);
     status(reply.text || reply.code, reply.error);
   }
 }
@@ -126,11 +126,12 @@ function connect() {
 }
 
 /// Sends a command on the lobby socket; resolves with its answer: `{ text, data }` for a
-/// reply, `{ text, code, error: true }` for a refusal (the `error` event answering its `ref`).
+/// reply, `{ text, code, error: true }` for a refusal (the `error` event answering its `ref`),
+/// and `{ text, error: true }` when there is no open socket to send it on.
 function command(message) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     if (!lobby.socket || lobby.socket.readyState !== WebSocket.OPEN) {
-      reject(new Error(myName() ? 'Not connected to the lobby yet.' : 'Sign in or play as a guest first.'));
+      resolve({ text: myName() ? 'Not connected to the lobby yet.' : 'Sign in or play as a guest first.', error: true });
       return;
     }
     lobby.ref += 1;
@@ -213,10 +214,6 @@ function seekClock(s) {
   return s.time === 0 && s.inc === 0 ? 'no clock' : `${s.time}+${s.inc}`;
 }
 
-function cellOf(variant, time, inc) {
-  return document.querySelector(`#quick-grid button.quick[data-variant="${CSS.escape(variant)}"][data-time="${time}"][data-inc="${inc}"]`);
-}
-
 function showSearching() {
   for (const cell of document.querySelectorAll('#quick-grid button.quick')) {
     const s = lobby.searching;
@@ -240,7 +237,7 @@ let quickQueue = Promise.resolve();
 async function cancelSearch() {
   const s = lobby.searching;
   if (!s) return;
-  const reply = await command({ t: 'unseek', id: s.id }).catch((err) => ({ text: err.message, error: true }));
+  const reply = await command({ t: 'unseek', id: s.id });
   // Already gone (paired or removed): the events say what became of it.
   if (reply.error && reply.code !== 'no_such_seek') {
     status(reply.text, true);
@@ -260,7 +257,7 @@ async function quick(variant, time, inc) {
   const rated = lobby.registered;
   const reply = await command({
     t: 'seek', variant, time, inc, rated, color: null, manual: false, formula: false, min: 0, max: MAX_RATING,
-  }).catch((err) => ({ text: err.message, error: true }));
+  });
   if (reply.error) {
     status(reply.text || reply.code, true);
     return;
@@ -325,7 +322,7 @@ async function playSeek(id) {
     needSignIn({ kind: 'command', message }, seek ? `play ${seek.user} (${vname(seek.variant)} ${seekClock(seek)})` : 'play');
     return;
   }
-  const reply = await command(message).catch((err) => ({ text: err.message, error: true }));
+  const reply = await command(message);
   status(reply.text, reply.error);
   log(reply.text, reply.error ? 'error' : '');
 }
@@ -338,7 +335,7 @@ $('seek-list').addEventListener('click', async (e) => {
     playSeek(id);
     return;
   }
-  const reply = await command({ t: 'unseek', id }).catch((err) => ({ text: err.message, error: true }));
+  const reply = await command({ t: 'unseek', id });
   log(reply.text, reply.error ? 'error' : '');
 });
 
@@ -396,7 +393,7 @@ function renderChallenges() {
 $('challenge-list').addEventListener('click', async (e) => {
   const button = e.target.closest('button[data-challenge]');
   if (!button) return;
-  const reply = await command({ t: button.dataset.do, id: Number(button.dataset.challenge) }).catch((err) => ({ text: err.message, error: true }));
+  const reply = await command({ t: button.dataset.do, id: Number(button.dataset.challenge) });
   log(reply.text, reply.error ? 'error' : '');
 });
 
@@ -465,7 +462,7 @@ $('seek-form').addEventListener('submit', async (e) => {
     needSignIn({ kind: 'command', message }, opponent ? `challenge ${opponent}` : 'post this seek');
     return;
   }
-  const reply = await command(message).catch((err) => ({ text: err.message, error: true }));
+  const reply = await command(message);
   if (reply.error) {
     line.textContent = reply.text || reply.code;
     line.classList.add('error');
@@ -577,12 +574,8 @@ $('console-form').addEventListener('submit', async (e) => {
   if (!line) return;
   input.value = '';
   log(`fics% ${line}`, 'echo');
-  try {
-    const reply = await command({ t: 'command', line });
-    log(reply.text || reply.code, reply.error ? 'error' : '');
-  } catch (err) {
-    log(err.message, 'error');
-  }
+  const reply = await command({ t: 'command', line });
+  log(reply.text || reply.code, reply.error ? 'error' : '');
 });
 
 // URL parameters ------------------------------------------------------------------------------

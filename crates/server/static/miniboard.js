@@ -24,8 +24,8 @@ export function applyUpdate(rules, update) {
   return { ...rules, ...fields, pieces };
 }
 
-/// The squares of one board, shaded as the game shows them, at horizontal offset `dx`.
-function squaresMarkup(board, orientation, dx, last) {
+/// The squares of one board, shaded as the game shows them.
+function squaresMarkup(board, orientation, last) {
   const holes = new Set(board.holes);
   const zoneOf = new Map();
   for (const zone of board.zones || []) for (const sq of zone.squares) zoneOf.set(sq, zone);
@@ -34,7 +34,7 @@ function squaresMarkup(board, orientation, dx, last) {
     for (let x = 0; x < board.files; x++) {
       const [f, r] = cellAt(board, x, y, orientation);
       const name = squareName(board, f, r);
-      const at = `x="${dx + x * CELL}" y="${y * CELL}" width="${CELL}" height="${CELL}"`;
+      const at = `x="${x * CELL}" y="${y * CELL}" width="${CELL}" height="${CELL}"`;
       if (holes.has(name)) {
         out += `<rect class="hole" ${at}/>`;
         continue;
@@ -63,7 +63,7 @@ export function miniBoardSvg(rules, { orientation = 'white', label = 'Board' } =
     const pieces = (rules.pieces || []).filter((p) => p.board === board.id);
     // pieceMarkup places a piece in its own board's units; the group moves it beside the others.
     body += `<g class="${board.checkered ? 'checkered' : 'plain'}" transform="translate(${dx} 0)">`
-      + squaresMarkup(board, orientation, 0, last)
+      + squaresMarkup(board, orientation, last)
       + pieces.map((p) => pieceMarkup(board, p, orientation)).join('')
       + '</g>';
     dx += board.files * CELL + GAP;

@@ -239,7 +239,7 @@ fn is_teleport(action: &str) -> bool {
         .is_some_and(|end| action[end..].starts_with('@'))
 }
 
-fn square_css(board: &str, square: &str) -> String {
+pub(crate) fn square_css(board: &str, square: &str) -> String {
     format!("#boards rect[data-board=\"{board}\"][data-square=\"{square}\"]")
 }
 

@@ -11,7 +11,7 @@
 //! moves), so no second player is needed.
 
 use super::axe::assert_no_serious_violations;
-use super::browser::{screenshots_dir, wait_ply};
+use super::browser::{screenshots_dir, square_css, wait_ply};
 use super::browser_computer::start_from_the_dialog;
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
@@ -228,11 +228,6 @@ async fn targets(browser: &mut Browser) -> Vec<String> {
         .await;
     sorted_strings(&v)
 }
-
-fn square(name: &str) -> String {
-    format!("#boards rect[data-board=\"main\"][data-square=\"{name}\"]")
-}
-
 async fn focused(browser: &mut Browser) -> String {
     let v = browser
         .js(
@@ -259,12 +254,12 @@ fn lone_teleport(legal: &[String]) -> Option<(String, String)> {
 /// board, which shows the teleport squares instead.
 async fn drehs_knight(browser: &mut Browser, base: &str) {
     start_game(browser, base, "drehs").await;
-    browser.pointer_click(&square("g1")).await;
+    browser.pointer_click(&square_css("main", "g1")).await;
     assert_eq!(targets(browser).await, ["f3", "h3"]);
     let pressed = "const b = document.querySelector('#special-actions button.teleport-toggle');
                    return b ? b.getAttribute('aria-pressed') : 'none';";
     assert_eq!(browser.js(pressed, json!([])).await, "false");
-    browser.pointer_click(&square("f3")).await;
+    browser.pointer_click(&square_css("main", "f3")).await;
     wait_ply(browser, 1).await;
     let (_, moves) = legal_and_moves(browser).await;
     assert_eq!(
@@ -279,7 +274,7 @@ async fn drehs_knight(browser: &mut Browser, base: &str) {
     let (legal, _) = legal_and_moves(browser).await;
     let (from, to) =
         lone_teleport(&legal).unwrap_or_else(|| panic!("no knight's teleport in {legal:?}"));
-    browser.pointer_click(&square(&from)).await;
+    browser.pointer_click(&square_css("main", &from)).await;
     assert!(
         !targets(browser).await.contains(&to),
         "{to} before the switch"
@@ -293,7 +288,7 @@ async fn drehs_knight(browser: &mut Browser, base: &str) {
         shown.contains(&to) && shown.len() > 8,
         "teleport squares: {shown:?}"
     );
-    browser.pointer_click(&square(&to)).await;
+    browser.pointer_click(&square_css("main", &to)).await;
     let teleport = format!("{from}@{to}");
     if legal.iter().filter(|a| a.starts_with(&teleport)).count() > 1 {
         // Teleports that attack from there too: the picker offers them, and the plain one.
@@ -459,9 +454,11 @@ async fn replay_premoves(browser: &mut Browser) {
             json!([]),
         )
         .await;
-    browser.pointer_click(&square("d2")).await;
-    browser.pointer_click(&square("d4")).await;
-    browser.drag(&square("g1"), &square("f3")).await;
+    browser.pointer_click(&square_css("main", "d2")).await;
+    browser.pointer_click(&square_css("main", "d4")).await;
+    browser
+        .drag(&square_css("main", "g1"), &square_css("main", "f3"))
+        .await;
     let state = "const bv = document.getElementById('boards').boardView; const s0 = window.oddboard.data.snapshots[0];
                  return { premoves: window.premoves, shown: document.querySelectorAll('#boards .marks .premove').length,
                           actions: window.premoves.filter((p) => p !== 'cancel').map((p) => bv.premoveActions(p, s0)) };";
@@ -473,8 +470,8 @@ async fn replay_premoves(browser: &mut Browser) {
     assert_eq!(seen["actions"], json!([["d2d4"], ["g1f3"]]));
     // A click off White's pieces (on Black's pawn) cancels the premove shown; a click on an
     // empty square then has nothing to cancel.
-    browser.pointer_click(&square("e7")).await;
-    browser.pointer_click(&square("e5")).await;
+    browser.pointer_click(&square_css("main", "e7")).await;
+    browser.pointer_click(&square_css("main", "e5")).await;
     let seen = browser.js(state, json!([])).await;
     assert_eq!(seen["premoves"], json!([d4, f3, "cancel"]));
     assert_eq!(seen["shown"], 0);

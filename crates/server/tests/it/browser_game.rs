@@ -10,7 +10,7 @@
 //! and screenshots of each to `target/screenshots/`.
 
 use super::axe::assert_no_serious_violations;
-use super::browser::{page_game, register, screenshots_dir, wait_ply};
+use super::browser::{page_game, register, screenshots_dir, square_css, wait_ply};
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
 use oddboard::game::GameSettings;
@@ -79,11 +79,6 @@ impl Setup {
         self.server.stop().await;
     }
 }
-
-fn square(square: &str) -> String {
-    format!("#boards rect[data-board=\"main\"][data-square=\"{square}\"]")
-}
-
 /// Runs a request from the page (with its session cookie) and returns the JSON answer.
 pub(crate) async fn page_fetch(browser: &mut Browser, path: &str, body: Value) -> Value {
     browser
@@ -189,8 +184,8 @@ async fn start_rated_game(base: &str, a: &mut Browser, b: &mut Browser) -> Strin
 
 /// Plays `action` with two clicks on the board (from, then to).
 async fn click_move(browser: &mut Browser, from: &str, to: &str) {
-    browser.pointer_click(&square(from)).await;
-    browser.pointer_click(&square(to)).await;
+    browser.pointer_click(&square_css("main", from)).await;
+    browser.pointer_click(&square_css("main", to)).await;
 }
 
 async fn sounds(browser: &mut Browser) -> Vec<String> {

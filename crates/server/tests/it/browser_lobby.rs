@@ -12,9 +12,9 @@ use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
 use super::browser_site::{overflow, sign_in_as_guest, start_site, SIZES};
 use super::server::{choose, fast_settings, Player, TestServer};
-use super::webdriver::browser_available;
-use super::webdriver::{Browser, Driver};
-use super::ws_game::start_game;
+
+use super::webdriver::{browser_available, Browser, Driver};
+use super::ws_game::{start_game, stored_record};
 use oddboard_client::LobbySocket;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -39,17 +39,6 @@ async fn on_game_page(browser: &mut Browser) -> String {
         )
         .await;
     id.as_str().unwrap_or_default().to_string()
-}
-
-/// The stored record of a game (`GET /api/games/{id}`).
-async fn game_record(server: &TestServer, game_id: &str) -> Value {
-    let mut client = server.client();
-    let response = client
-        .get(&format!("/api/games/{game_id}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.json()
 }
 
 /// Waits until the lobby page is connected to the lobby socket.
@@ -246,7 +235,7 @@ async fn quick_pairing_pairs_two_sessions_in_every_variant_and_searches_cancel()
         let game_b = on_game_page(&mut b).await;
         assert_eq!(game_a, game_b, "{variant}: both on the same game");
         previous = Some(game_a.clone());
-        let record = game_record(&server, &game_a).await;
+        let record = stored_record(&server, &game_a).await;
         assert_eq!(record["variant"], *variant, "{record}");
         let expected_clock = if clock == (0, 0) {
             Value::Null
@@ -366,7 +355,7 @@ async fn the_computer_dialog_opened_from_the_url_starts_a_game() {
         .await;
     browser.click("#computer-play").await;
     let game_id = on_game_page(browser).await;
-    let record = game_record(&server, &game_id).await;
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["variant"], "chad", "{record}");
     let names = [&record["white_name"], &record["black_name"]];
     assert!(
@@ -438,7 +427,7 @@ async fn challenge_a_friend_gives_a_link_to_copy_that_starts_the_game() {
     let mut friend = server.guest().await;
     friend.accept(&game_id).await;
     assert_eq!(on_game_page(browser).await, game_id);
-    let record = game_record(&server, &game_id).await;
+    let record = stored_record(&server, &game_id).await;
     assert_eq!(record["variant"], "duel");
     assert_eq!(record["black_name"], friend.name.as_str(), "{record}");
     session.end().await;

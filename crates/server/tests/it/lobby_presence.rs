@@ -5,8 +5,9 @@
 
 use crate::lobby::{command, LobbyPlayer};
 use crate::server::{fast_settings, TestServer, WAIT};
+use crate::ws_game::stored_record;
 use oddboard::game::lobby::LobbySettings;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// The server's own lobby timings, but a join limit short enough to wait for.
@@ -127,11 +128,6 @@ async fn paired_game(server: &TestServer) -> (LobbyPlayer, LobbyPlayer, String) 
     (alice, bob, game_id)
 }
 
-async fn status(server: &TestServer, game_id: &str) -> Value {
-    let record = server.client().get(&format!("/api/games/{game_id}")).await;
-    record.unwrap_or_else(|e| panic!("{e}")).json()["status"].clone()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
     let join_limit = Duration::from_secs(2);
@@ -154,7 +150,7 @@ async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
         waited < fast_settings().first_move_limit / 2,
         "aborted at the join limit, not the first-move limit: {waited:?}"
     );
-    assert_eq!(status(&server, &game_id).await, "aborted");
+    assert_eq!(stored_record(&server, &game_id).await["status"], "aborted");
 
     // Both players open the next one: it is not aborted at the join limit.
     let (alice, bob, game_id) = paired_game(&server).await;
@@ -164,6 +160,6 @@ async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
         sockets.push(socket.unwrap_or_else(|e| panic!("{e}")));
     }
     tokio::time::sleep(join_limit + Duration::from_secs(1)).await;
-    assert_eq!(status(&server, &game_id).await, "active");
+    assert_eq!(stored_record(&server, &game_id).await["status"], "active");
     server.stop().await;
 }
