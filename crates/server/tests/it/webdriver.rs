@@ -111,6 +111,18 @@ pub struct Browser {
 
 impl Browser {
     async fn call(&mut self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.try_call(method, path, body)
+            .await
+            .unwrap_or_else(|refusal| panic!("{refusal}"))
+    }
+
+    /// A WebDriver command; a refusal (any status but 200) as its text.
+    async fn try_call(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let path = format!("/session/{}{path}", self.session);
         let response = tokio::time::timeout(
             Duration::from_secs(60),
@@ -119,14 +131,14 @@ impl Browser {
         .await
         .unwrap_or_else(|_| panic!("{method} {path}: no answer from chromedriver"))
         .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-        let value = response.json();
-        assert!(
-            response.status == 200,
-            "{method} {path}: {} {}",
-            response.status,
-            response.body.chars().take(600).collect::<String>()
-        );
-        value["value"].clone()
+        if response.status != 200 {
+            return Err(format!(
+                "{method} {path}: {} {}",
+                response.status,
+                response.body.chars().take(600).collect::<String>()
+            ));
+        }
+        Ok(response.json()["value"].clone())
     }
 
     pub async fn goto(&mut self, url: &str) {
@@ -234,16 +246,27 @@ impl Browser {
     }
 
     /// A mouse click at the centre of the element, as a person would click (whatever lies on
-    /// top there receives it).
+    /// top there receives it). A page may redraw the element between finding it and clicking
+    /// (a board drawn again at a new size when a note appears beside it): then it is found
+    /// again, as a person's eye would.
     pub async fn pointer_click(&mut self, css: &str) {
-        let id = self.find(css).await;
-        let actions = json!({"actions": [{"type": "pointer", "id": "mouse",
-            "parameters": {"pointerType": "mouse"}, "actions": [
-            {"type": "pointerMove", "duration": 0, "origin": Browser::origin(&id), "x": 0, "y": 0},
-            {"type": "pointerDown", "button": 0},
-            {"type": "pointerUp", "button": 0}
-        ]}]});
-        self.call("POST", "/actions", Some(actions)).await;
+        let mut attempts = 0;
+        loop {
+            let id = self.find(css).await;
+            let actions = json!({"actions": [{"type": "pointer", "id": "mouse",
+                "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "duration": 0, "origin": Browser::origin(&id), "x": 0, "y": 0},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pointerUp", "button": 0}
+            ]}]});
+            match self.try_call("POST", "/actions", Some(actions)).await {
+                Ok(_) => return,
+                Err(refusal) if refusal.contains("stale element reference") && attempts < 3 => {
+                    attempts += 1;
+                }
+                Err(refusal) => panic!("{refusal}"),
+            }
+        }
     }
 
     /// Drags from the centre of one element to the centre of another with the mouse.
