@@ -162,7 +162,8 @@ function handle(msg) {
       break;
     case 'seek_removed':
       lobby.seeks.delete(msg.id);
-      if (lobby.searching && lobby.searching.id === msg.id) endSearch('Your search ended.');
+      // The removal may reach the page before the reply to its own cancel.
+      if (lobby.searching && lobby.searching.id === msg.id) endSearch(lobby.searching.cancelling ? 'Search cancelled.' : 'Your search ended.');
       renderSeeks();
       break;
     case 'challenge':
@@ -237,9 +238,11 @@ let quickQueue = Promise.resolve();
 async function cancelSearch() {
   const s = lobby.searching;
   if (!s) return;
+  s.cancelling = true;
   const reply = await command({ t: 'unseek', id: s.id });
   // Already gone (paired or removed): the events say what became of it.
   if (reply.error && reply.code !== 'no_such_seek') {
+    s.cancelling = false;
     status(reply.text, true);
     return;
   }

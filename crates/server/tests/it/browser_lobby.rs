@@ -186,7 +186,16 @@ async fn searches_cancel_and_replace(server: &TestServer, browser: &mut Browser,
     assert_eq!(searching(browser, &second).await, json!(true));
     browser.click(&second).await;
     wait_seeks(server, &me, &[]).await;
-    assert_eq!(searching(browser, &second).await, json!(false));
+    // The server drops the seek before its reply reaches the page: wait for the page too.
+    browser
+        .wait_for(
+            "the search ended on its cell",
+            "const c = document.querySelector(arguments[0]);
+             return c.getAttribute('aria-pressed') === 'false' && !c.classList.contains('searching')
+               && document.getElementById('quick-cancel').hidden;",
+            json!([second]),
+        )
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
