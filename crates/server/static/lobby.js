@@ -538,7 +538,7 @@ $('friend-copy').addEventListener('click', async () => {
 });
 
 // Open challenge links and games in progress ---------------------------------------------------
-const liveBoards = new LiveBoards($('live-boards'), vname, myName());
+const liveBoards = new LiveBoards($('live-boards'), vname);
 
 async function refresh() {
   try {

@@ -2,7 +2,10 @@
 //! for a client that plays or follows several: a bot, a player with many games without a
 //! clock, a spectator of a tournament. A client watches a game (`watch`, resuming after a
 //! version if it has one), sends that game's `/ws/game/{id}` messages wrapped in `game`, and
-//! receives every message of the game it watches with the game's id (`"gid"`) added.
+//! receives every message of the game it watches with the game's id (`"gid"`) added. A
+//! `preview` watch (the lobby's small live boards) only reads: the game counts it neither
+//! present nor among its spectators, so a page that shows games in passing changes nothing
+//! a player sees or claims.
 //!
 //! One task serves the socket, as on `/ws/game/{id}`, with one `select!` over the socket,
 //! the watched games' event streams, the answers still awaited and the server's shutdown or
@@ -87,6 +90,11 @@ pub async fn games_socket(
 /// A game the socket watches.
 struct Watched {
     handle: GameHandle,
+    /// Who the game sees on this socket: the socket's viewer, or nobody for a preview
+    /// (`watch` with `preview`), which reads only what any spectator reads.
+    seen_as: Option<Uuid>,
+    /// A preview: not counted in the game, and sends it no game messages.
+    preview: bool,
     /// Ends the game's event stream (an `unwatch`, or a fresh subscription after lagging).
     stop: AbortHandle,
 }
@@ -205,7 +213,9 @@ impl Multiplexer {
                     .await
             }
             Ok(MuxClientMsg::Ping) => socket.feed(text_message(Pong {}.to_json())).await,
-            Ok(MuxClientMsg::Watch { gid, v }) => self.watch(state, gid, v, socket).await,
+            Ok(MuxClientMsg::Watch { gid, v, preview }) => {
+                self.watch(state, gid, v, preview, socket).await
+            }
             Ok(MuxClientMsg::Unwatch { gid }) => {
                 if self.stop_watching(gid).await {
                     socket.feed(unwatched(gid)).await
@@ -215,6 +225,9 @@ impl Multiplexer {
             }
             Ok(MuxClientMsg::Game { gid, msg }) => {
                 match self.watched.get(&gid) {
+                    Some(watched) if watched.preview => {
+                        return socket.feed(preview_only(gid)).await
+                    }
                     Some(watched) => self.carry_out(gid, watched.handle.clone(), msg),
                     None => return socket.feed(not_watching(gid)).await,
                 }
@@ -229,6 +242,7 @@ impl Multiplexer {
         state: &AppState,
         gid: Uuid,
         since: Option<u64>,
+        preview: bool,
         socket: &mut WebSocket,
     ) -> Result<(), axum::Error> {
         if self.watched.contains_key(&gid) {
@@ -247,17 +261,26 @@ impl Multiplexer {
             Ok(handle) => handle,
             Err(error) => return socket.feed(tagged(gid, &error_json(&error))).await,
         };
-        let subscription = match handle.subscribe(self.viewer, since).await {
+        let seen_as = if preview { None } else { self.viewer };
+        let subscription = match handle.subscribe(seen_as, since).await {
             Ok(subscription) => subscription,
             Err(e) => return socket.feed(tagged(gid, &error_json(&e))).await,
         };
-        handle.presence(self.viewer, true).await;
+        if !preview {
+            handle.presence(self.viewer, true).await;
+        }
         for message in &subscription.initial {
             socket.feed(tagged(gid, message)).await?;
         }
-        let (events, stop) = event_stream(gid, subscription.events, self.viewer);
+        let (events, stop) = event_stream(gid, subscription.events, seen_as);
         self.events.push(events);
-        self.watched.insert(gid, Watched { handle, stop });
+        let watched = Watched {
+            handle,
+            seen_as,
+            preview,
+            stop,
+        };
+        self.watched.insert(gid, watched);
         Ok(())
     }
 
@@ -288,12 +311,12 @@ impl Multiplexer {
                     return Ok(());
                 };
                 watched.stop.abort();
-                match watched.handle.subscribe(self.viewer, None).await {
+                match watched.handle.subscribe(watched.seen_as, None).await {
                     Ok(fresh) => {
                         for message in &fresh.initial {
                             socket.feed(tagged(gid, message)).await?;
                         }
-                        let (events, stop) = event_stream(gid, fresh.events, self.viewer);
+                        let (events, stop) = event_stream(gid, fresh.events, watched.seen_as);
                         watched.stop = stop;
                         self.events.push(events);
                         Ok(())
@@ -318,14 +341,18 @@ impl Multiplexer {
             return false;
         };
         watched.stop.abort();
-        watched.handle.presence(self.viewer, false).await;
+        if !watched.preview {
+            watched.handle.presence(self.viewer, false).await;
+        }
         true
     }
 
     /// The socket has closed: its viewer is no longer present in any game it watched.
     async fn leave_all(&mut self) {
         for (_, watched) in self.watched.drain() {
-            watched.handle.presence(self.viewer, false).await;
+            if !watched.preview {
+                watched.handle.presence(self.viewer, false).await;
+            }
         }
     }
 }
@@ -368,6 +395,14 @@ fn tagged(gid: Uuid, message: &str) -> Message {
 
 fn unwatched(gid: Uuid) -> Message {
     text_message(unwatched_message(gid))
+}
+
+fn preview_only(gid: Uuid) -> Message {
+    let error = ErrorEvent::new(
+        "preview_only",
+        "this socket watches the game as a preview, which only reads; watch it without preview to take part",
+    );
+    tagged(gid, &error.to_json())
 }
 
 fn not_watching(gid: Uuid) -> Message {

@@ -5,9 +5,9 @@
 // result, until the next list leaves it out. A version gap asks the game for what was
 // missed (`sync`); a dropped socket reconnects and watches again from scratch.
 //
-// The reader's own games are never watched here: a player watching counts as present in the
-// game, and a player who left their game for the lobby must be seen as gone (the opponent's
-// claims depend on it).
+// Each game is watched as a preview: the game counts the page as nobody, so a player whose own
+// game shows here is still seen as gone from it (the opponent's claims depend on that), and the
+// game page's spectator count is only of people on the game page.
 
 import { miniBoardSvg, applyUpdate } from '../miniboard.js';
 import { esc, outcomeText, clockText } from '../common.js';
@@ -16,12 +16,10 @@ import { esc, outcomeText, clockText } from '../common.js';
 export const MAX_LIVE_BOARDS = 6;
 
 export class LiveBoards {
-  /// `list` is the `<ul>` the boards go in; `vname` names a variant; `me` is the reader's
-  /// name (or null).
-  constructor(list, vname, me) {
+  /// `list` is the `<ul>` the boards go in; `vname` names a variant.
+  constructor(list, vname) {
     this.list = list;
     this.vname = vname;
-    this.me = me;
     this.games = new Map();
     this.socket = null;
     this.retry = 0;
@@ -29,8 +27,7 @@ export class LiveBoards {
 
   /// Shows these games (summaries of `GET /api/games`), the first MAX_LIVE_BOARDS of them.
   show(summaries) {
-    const others = summaries.filter((g) => !this.me || (g.white_name !== this.me && g.black_name !== this.me));
-    const wanted = others.slice(0, MAX_LIVE_BOARDS);
+    const wanted = summaries.slice(0, MAX_LIVE_BOARDS);
     const ids = new Set(wanted.map((g) => g.game_id));
     for (const id of [...this.games.keys()]) {
       if (!ids.has(id)) this.drop(id, true);
@@ -54,7 +51,7 @@ export class LiveBoards {
       + '<span class="live-result"></span></span></a>';
     this.list.appendChild(li);
     this.games.set(summary.game_id, { li, rules: null, v: null });
-    this.send({ t: 'watch', gid: summary.game_id });
+    this.send({ t: 'watch', gid: summary.game_id, preview: true });
   }
 
   drop(id, unwatch) {
@@ -78,7 +75,7 @@ export class LiveBoards {
       this.retry = 0;
       for (const [id, game] of this.games) {
         game.v = null;
-        this.send({ t: 'watch', gid: id });
+        this.send({ t: 'watch', gid: id, preview: true });
       }
     });
     socket.addEventListener('message', (e) => {

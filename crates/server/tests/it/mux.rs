@@ -1,7 +1,8 @@
 //! The multiplexed socket (`/ws/games`) with real clients: two players play a game of every
 //! playable variant at once, each over one socket, with a spectator who drops off mid-way
-//! and catches up; every kind of bad input, which gets an error and changes nothing; and the
-//! limit of games one socket watches.
+//! and catches up; every kind of bad input, which gets an error and changes nothing; the
+//! limit of games one socket watches; and a preview watch, which follows a game while the
+//! game counts it as nobody.
 
 use crate::server::{choose, fast_settings, GameState, Player, TestServer, WAIT};
 use oddboard::rules::Variant;
@@ -59,6 +60,14 @@ impl MuxClient {
             self.read_until(|c| c.games.get(gid).is_some_and(|g| g.version.is_some()))
                 .await;
         }
+    }
+
+    /// Watches a game as a preview and reads up to its snapshot.
+    async fn preview(&mut self, gid: &str) {
+        self.send(json!({ "t": "watch", "gid": gid, "preview": true }))
+            .await;
+        self.read_until(|c| c.games.get(gid).is_some_and(|g| g.version.is_some()))
+            .await;
     }
 
     /// Sends a `/ws/game/{id}` message for one game.
@@ -395,5 +404,91 @@ async fn a_socket_watches_at_most_its_limit_of_games() {
         .await;
     viewer.watch(last, None).await;
     assert_eq!(viewer.game(last).status, "active");
+    server.stop().await;
+}
+
+/// What a fresh connection of `player` reads in the game's snapshot: its spectator count and
+/// its absent seats.
+async fn spectators_and_absent(player: &Player, gid: &str) -> (Value, Value) {
+    let mut socket = player
+        .client
+        .connect_game(gid, None)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let snapshot = socket
+        .wait_for(WAIT, |m| m["t"] == "snapshot")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        snapshot["game"]["spectators"].clone(),
+        snapshot["game"]["absent"].clone(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preview_follows_a_game_counted_as_nobody_and_only_reads() {
+    let server = TestServer::start(fast_settings()).await;
+    let mut white = server.guest().await;
+    let mut black = server.guest().await;
+    let carol = server.guest().await;
+    let gid = start_game(&mut white, &mut black, "suicide").await;
+    let mut white_socket = MuxClient::open(&white).await;
+    white_socket.watch(&gid, None).await;
+
+    // Black previews their own game (the lobby's live board) and Carol previews it too.
+    let mut black_preview = MuxClient::open(&black).await;
+    black_preview.preview(&gid).await;
+    assert_eq!(
+        black_preview.game(&gid).you,
+        None,
+        "a preview reads what a spectator reads"
+    );
+    let mut carol_preview = MuxClient::open(&carol).await;
+    carol_preview.preview(&gid).await;
+    let (spectators, absent) = spectators_and_absent(&white, &gid).await;
+    assert_eq!(spectators, json!(0), "previews are no spectators");
+    assert_eq!(
+        absent,
+        json!(["black"]),
+        "a player's preview is not presence"
+    );
+
+    // Both previews follow the game's actions.
+    let first = white_socket.game(&gid).legal[0].clone();
+    white_socket.act(&gid, &first).await;
+    white_socket.read_until(|c| c.game(&gid).ply == 1).await;
+    for preview in [&mut black_preview, &mut carol_preview] {
+        preview.read_until(|c| c.game(&gid).ply == 1).await;
+        assert_eq!(preview.game(&gid).moves, vec![first.clone()]);
+    }
+
+    // A preview only reads: its game messages are refused and change nothing.
+    let reply = black_preview.game(&gid).legal[0].clone();
+    black_preview.act(&gid, &reply).await;
+    black_preview.expect_error(Some(&gid), "preview_only").await;
+    black_preview
+        .send_game(&gid, json!({ "t": "resign" }))
+        .await;
+    black_preview.expect_error(Some(&gid), "preview_only").await;
+    assert_eq!(white_socket.game(&gid).ply, 1);
+    assert_eq!(white_socket.game(&gid).status, "active");
+
+    // Watched for real, the same users count: Carol as a spectator, Black as present.
+    let mut carol_socket = MuxClient::open(&carol).await;
+    carol_socket.watch(&gid, None).await;
+    let mut black_socket = MuxClient::open(&black).await;
+    black_socket.watch(&gid, None).await;
+    let (spectators, absent) = spectators_and_absent(&white, &gid).await;
+    assert_eq!(spectators, json!(1));
+    assert_eq!(absent, json!([]));
+
+    // Ending the previews takes nothing away from those counts.
+    for preview in [&mut carol_preview, &mut black_preview] {
+        preview.send(json!({ "t": "unwatch", "gid": gid })).await;
+        preview.read_until(|c| c.unwatched.contains(&gid)).await;
+    }
+    let (spectators, absent) = spectators_and_absent(&white, &gid).await;
+    assert_eq!(spectators, json!(1));
+    assert_eq!(absent, json!([]));
     server.stop().await;
 }

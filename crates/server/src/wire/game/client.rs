@@ -48,11 +48,16 @@ pub enum ClientMsg {
 #[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MuxClientMsg {
     /// Start receiving a game's messages (after version `v` if given, as `?v=` does on
-    /// `/ws/game/{id}`); also counts the player as present in it.
+    /// `/ws/game/{id}`); also counts the player as present in it, unless `preview`.
     Watch {
         gid: Uuid,
         #[serde(skip_serializing_if = "Option::is_none")]
         v: Option<u64>,
+        /// Only follow the game, as a small board on another page does: read what any
+        /// spectator reads, count as nobody (not present, not among the spectators) and
+        /// send it no game messages.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        preview: bool,
     },
     /// Stop receiving a game's messages.
     Unwatch {
@@ -169,8 +174,21 @@ mod tests {
             action: "e2e4".into(),
         };
         let multiplexed = [
-            MuxClientMsg::Watch { gid, v: None },
-            MuxClientMsg::Watch { gid, v: Some(12) },
+            MuxClientMsg::Watch {
+                gid,
+                v: None,
+                preview: false,
+            },
+            MuxClientMsg::Watch {
+                gid,
+                v: Some(12),
+                preview: false,
+            },
+            MuxClientMsg::Watch {
+                gid,
+                v: None,
+                preview: true,
+            },
             MuxClientMsg::Unwatch { gid },
             MuxClientMsg::Game { gid, msg: act },
             MuxClientMsg::Ping,
@@ -192,12 +210,28 @@ mod tests {
         let id = "0190a5e8-0000-7000-8000-000000000001";
         let messages = [
             (
-                MuxClientMsg::Watch { gid, v: None },
+                MuxClientMsg::Watch {
+                    gid,
+                    v: None,
+                    preview: false,
+                },
                 format!(r#"{{"t":"watch","gid":"{id}"}}"#),
             ),
             (
-                MuxClientMsg::Watch { gid, v: Some(12) },
+                MuxClientMsg::Watch {
+                    gid,
+                    v: Some(12),
+                    preview: false,
+                },
                 format!(r#"{{"t":"watch","gid":"{id}","v":12}}"#),
+            ),
+            (
+                MuxClientMsg::Watch {
+                    gid,
+                    v: None,
+                    preview: true,
+                },
+                format!(r#"{{"t":"watch","gid":"{id}","preview":true}}"#),
             ),
             (
                 MuxClientMsg::Unwatch { gid },
@@ -261,7 +295,16 @@ mod tests {
             parse_mux_msg(&format!(r#"{{"t":"watch","gid":"{gid}","v":4}}"#)),
             Ok(MuxClientMsg::Watch {
                 gid: id,
-                v: Some(4)
+                v: Some(4),
+                preview: false,
+            })
+        );
+        assert_eq!(
+            parse_mux_msg(&format!(r#"{{"t":"watch","gid":"{gid}","preview":true}}"#)),
+            Ok(MuxClientMsg::Watch {
+                gid: id,
+                v: None,
+                preview: true,
             })
         );
         assert_eq!(
