@@ -10,7 +10,8 @@
 #
 #   scripts/lighthouse.sh [PAGE]
 #
-# PAGE: `game` (the default), `lobby`, `replay` (the same game's replay) or `player`.
+# PAGE: `game` (the default), `lobby`, `replay` (the same game's replay), `player`,
+# `variants` (the list of games), `variant` (VARIANT's rules page) or `leaderboard`.
 # VARIANT (default suicide), PORT (default 8098), LIGHTHOUSE_DB (the scratch database,
 # default oddboard_lighthouse: give each concurrent run its own) and ODDBOARD_BIN (default
 # the release binary, else the debug one, else a release build) may be set.
@@ -59,7 +60,10 @@ case "$page" in
   lobby) url="$base/" ;;
   replay) url="$base/replay/$game_id" ;;
   player) url="$base/player/${white_name:-nobody}" ;;
-  *) echo "unknown page $page (game, lobby, replay, player)" >&2; exit 2 ;;
+  variants) url="$base/variants" ;;
+  variant) url="$base/variant/$variant" ;;
+  leaderboard) url="$base/leaderboard" ;;
+  *) echo "unknown page $page (game, lobby, replay, player, variants, variant, leaderboard)" >&2; exit 2 ;;
 esac
 # The session cookie as a header (a netscape jar line: domain … name value).
 cookie=$(awk '!/^#/ && NF >= 7 { print $6 "=" $7 }' "$jars/white" | paste -sd ';' -)

@@ -21,6 +21,8 @@ function drawPictures() {
     try { rules = JSON.parse(el.dataset.snapshot); } catch (_) { continue; }
     el.innerHTML = miniBoardSvg(rules, { label: el.dataset.label || 'Set-up' });
   }
+  const list = document.getElementById('variants');
+  if (list) list.dataset.drawn = 'true';
 }
 
 /// One lesson's board: its set-up, the actions played on it so far, and the result line.
@@ -90,6 +92,7 @@ async function variantPage(page) {
     for (const result of page.querySelectorAll('.try-result')) {
       result.textContent = `The boards could not be loaded: ${err.message}`;
     }
+    page.dataset.loaded = 'error';
     return;
   }
   const setup = document.getElementById('setup');
