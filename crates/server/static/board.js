@@ -28,6 +28,11 @@ function reducedMotion() {
   return !!window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
+/// Whether two snapshots show the same position with the same choices.
+function samePosition(a, b) {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
 /// The pieces an action moved on their board, as {board, from, to}: each piece standing where
 /// it did not stand before is matched with a piece of its colour on its board that is gone
 /// from where it stood, the same role first and a highlighted square of the action first
@@ -102,6 +107,14 @@ export class BoardView {
   /// position one action after the shown one slides its moved pieces there.
   update(snapshot, interactive, { animate = true } = {}) {
     const before = this.snapshot;
+    // The page redraws for many reasons besides a new position (the earlier positions
+    // arriving, a reconnection, the game's other news): the same position, as playable as
+    // it was, is left as it is, so a piece picked up or being dragged stays in hand.
+    if (before && this.interactive === !!interactive && samePosition(before, snapshot)) {
+      this.snapshot = snapshot;
+      this.skipAnimation = false;
+      return;
+    }
     const slide = animate && !this.skipAnimation && !!before && !!snapshot.last_action
       && before.variant === snapshot.variant && snapshot.ply === before.ply + 1 && !reducedMotion();
     this.skipAnimation = false;

@@ -104,7 +104,7 @@ pub(crate) fn screenshots_dir() -> PathBuf {
 
 /// The square tokens of a machine action: a lower-case letter and one or two digits
 /// (see the comment at the top of `static/board.js`).
-fn square_tokens(action: &str) -> Vec<String> {
+pub(crate) fn square_tokens(action: &str) -> Vec<String> {
     let bytes = action.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -326,10 +326,38 @@ pub(crate) async fn wait_ply(browser: &mut Browser, ply: usize) {
     browser
         .wait_for(
             &format!("ply {ply}"),
-            "const g = window.oddboard.game; return g.moves.length >= arguments[0] || g.status !== 'active';",
+            "const g = window.oddboard && window.oddboard.game;
+             return !!g && (g.moves.length >= arguments[0] || g.status !== 'active');",
             json!([ply]),
         )
         .await;
+}
+
+/// Opens the lobby and waits until it is connected to the lobby socket, which its seeks and
+/// commands go over (before, a command is answered "not connected").
+pub(crate) async fn lobby_ready(browser: &mut Browser, base: &str) {
+    browser.goto(&format!("{base}/")).await;
+    browser
+        .wait_for(
+            "the lobby socket",
+            "return window.oddboard && window.oddboard.lobby && window.oddboard.lobby.connected",
+            json!([]),
+        )
+        .await;
+}
+
+/// Clicks a button that acts on a second click (Resign, Abort): the first arms it for a
+/// few seconds (`game/confirm.js`), the second, once it is armed, acts.
+pub(crate) async fn confirm_click(browser: &mut Browser, css: &str) {
+    browser.click(css).await;
+    browser
+        .wait_for(
+            "the button armed",
+            "return document.querySelector(arguments[0]).dataset.confirm === 'armed'",
+            json!([css]),
+        )
+        .await;
+    browser.click(css).await;
 }
 
 pub(crate) async fn register(browser: &mut Browser, base: &str, name: &str) {
@@ -372,8 +400,8 @@ async fn play_variant(
 /// B waits in the lobby; A posts a seek from the lobby form (10+5, White, unrated,
 /// automatic); B answers it from the lobby's seek list and the game opens for both.
 async fn start_from_the_lobby(base: &str, a: &mut Browser, b: &mut Browser, variant: &str) {
-    b.goto(&format!("{base}/")).await;
-    a.goto(&format!("{base}/")).await;
+    lobby_ready(b, base).await;
+    lobby_ready(a, base).await;
     a.js(
         "document.getElementById('seek-variant').value = arguments[0];
          document.getElementById('seek-color').value = 'white';",
@@ -483,8 +511,7 @@ async fn play_until_end(
             &mut *b
         };
         // Resign asks for a second click.
-        mover.click("#resign").await;
-        mover.click("#resign").await;
+        confirm_click(mover, "#resign").await;
         ended = format!("{} resigned", game.turn);
     }
     ended

@@ -1,10 +1,12 @@
 //! Playing the computer in a real browser: a person opens the lobby's "Play the computer"
 //! dialog, starts a game in every variant (at levels from random to the strongest, in both
 //! colours), plays through the board while the computer answers, and resigns; the game is
-//! then stored, unrated, against the computer's account.
+//! then stored, unrated, against the computer's account. A piece picked up stays in hand
+//! while the page draws the same position again.
 
 use super::browser::{
-    board_squares, choose, page_game, play_through_board, register, screenshots_dir, wait_ply,
+    board_squares, choose, confirm_click, page_game, play_through_board, register, screenshots_dir,
+    square_css, square_tokens, wait_ply,
 };
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
@@ -107,8 +109,7 @@ async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
                 .await;
             assert_eq!(away, json!(false), "{variant}");
             // Resign asks for a second click.
-            browser.click("#resign").await;
-            browser.click("#resign").await;
+            confirm_click(&mut browser, "#resign").await;
         }
         let record = stored_record_once(&server, &game_id, |r| r["status"] == "finished").await;
         assert_eq!(record["status"], "finished", "{variant}: {record}");
@@ -121,6 +122,66 @@ async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
         );
         assert_eq!(record[format!("{color}_name")], name.as_str());
     }
+    browser.quit().await;
+    drop(driver);
+    let _ = std::fs::remove_dir_all(&profile);
+    server.stop().await;
+}
+
+/// A piece picked up stays in hand when the page draws the same position again, as it does
+/// when the earlier positions of a game it joined after the first move arrive a moment
+/// after the snapshot (a reload, or the computer moving first): the second click then makes
+/// the move. The redraw is the board's own `update` with an equal snapshot, as the page's
+/// render gives it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_piece_picked_up_stays_in_hand_when_the_page_redraws_the_same_position() {
+    if !browser_available() {
+        return;
+    }
+    let server = TestServer::start(fast_settings()).await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let profile = std::env::temp_dir().join(format!(
+        "oddboard-browser-in-hand-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut browser = driver.session(&profile).await;
+    let name = format!("dave{}", &uuid::Uuid::new_v4().simple().to_string()[..6]);
+    register(&mut browser, &base, &name).await;
+    start_from_the_dialog(&mut browser, &base, "suicide", 0, "white").await;
+    let game = page_game(&mut browser).await;
+    let squares = board_squares(&mut browser).await;
+    let action = choose(&game, &squares);
+    let tokens = square_tokens(&action);
+    let (from, to) = (&tokens[0], &tokens[1]);
+    browser
+        .pointer_click(&square_css(&squares[from], from))
+        .await;
+    browser.wait_element("#boards .targets circle").await;
+    browser
+        .js(
+            "const view = document.getElementById('boards').boardView;
+             view.update(JSON.parse(JSON.stringify(view.snapshot)), view.interactive);",
+            json!([]),
+        )
+        .await;
+    let in_hand = browser
+        .js(
+            "return [document.querySelectorAll('#boards .targets circle').length,
+                     document.querySelector('#boards [aria-selected=true]')?.dataset.square];",
+            json!([]),
+        )
+        .await;
+    assert!(
+        in_hand[0].as_u64().unwrap_or(0) > 0 && in_hand[1] == json!(from),
+        "after the redraw: {in_hand}, {from} picked up"
+    );
+    browser.pointer_click(&square_css(&squares[to], to)).await;
+    wait_ply(&mut browser, 1).await;
+    let first = browser
+        .js("return window.oddboard.game.moves[0].machine", json!([]))
+        .await;
+    assert_eq!(first, json!(action));
     browser.quit().await;
     drop(driver);
     let _ = std::fs::remove_dir_all(&profile);
