@@ -214,15 +214,20 @@ export class Hints {
     }).catch(() => {});
   }
 
-  /// Whether the signed-in player has finished fewer than NEWCOMER_GAMES games of `variant`.
+  /// Whether the signed-in player has finished fewer than NEWCOMER_GAMES games of `variant`;
+  /// once known, also the region's `data-newcomer`, which says the hints are settled.
   isNewcomer(variant) {
     if (!this.newcomer) {
       const me = this.me();
-      this.newcomer = !me ? Promise.resolve(false)
+      const known = !me ? Promise.resolve(false)
         : this.api(`/api/users/${encodeURIComponent(me)}/results`).then((answer) => {
           const mine = (answer.results || []).find((r) => r.variant === variant);
           return !mine || mine.finished < NEWCOMER_GAMES;
         }).catch(() => false);
+      this.newcomer = known.then((newcomer) => {
+        this.region.dataset.newcomer = String(newcomer);
+        return newcomer;
+      });
     }
     return this.newcomer;
   }
@@ -232,8 +237,10 @@ export class Hints {
   async update(g, live) {
     this.name(g.variant);
     if (!live || !g.you || g.status !== 'active') return;
+    // Asked at once, so that a hint is not held up by the question when its rule matters.
+    const newcomer = this.isNewcomer(g.variant);
     const fresh = hintsFor(g.variant, g.rules, g.you).filter((h) => !this.shown.has(h.id));
-    if (!fresh.length || !(await this.isNewcomer(g.variant))) return;
+    if (!fresh.length || !(await newcomer)) return;
     for (const hint of fresh) {
       if (this.shown.has(hint.id)) continue; // shown meanwhile, by an update that came first
       this.shown.add(hint.id);

@@ -10,7 +10,9 @@
 //! and screenshots of each to `target/screenshots/`.
 
 use super::axe::assert_no_serious_violations;
-use super::browser::{page_game, register, screenshots_dir, square_css, wait_ply};
+use super::browser::{
+    confirm_click, lobby_ready, page_game, register, screenshots_dir, square_css, wait_ply,
+};
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
 use oddboard::game::GameSettings;
@@ -150,8 +152,8 @@ async fn wait_active(browser: &mut Browser) {
 
 /// A rated Suicide game from the lobby: A seeks (White, rated, 10+5), B answers.
 async fn start_rated_game(base: &str, a: &mut Browser, b: &mut Browser) -> String {
-    b.goto(&format!("{base}/")).await;
-    a.goto(&format!("{base}/")).await;
+    lobby_ready(b, base).await;
+    lobby_ready(a, base).await;
     a.js(
         "document.getElementById('seek-variant').value = 'suicide';
          document.getElementById('seek-color').value = 'white';
@@ -230,6 +232,7 @@ async fn premove_and_keyboard(a: &mut Browser, b: &mut Browser) {
     assert_turn_title(a, true).await;
     click_move(a, "e2", "e3").await;
     wait_ply(b, 1).await;
+    wait_ply(a, 1).await;
     assert_turn_title(b, true).await;
     assert_turn_title(a, false).await;
     assert!(sounds(b).await.contains(&"move".to_string()));
@@ -295,18 +298,22 @@ async fn takebacks(a: &mut Browser, b: &mut Browser) {
     }
 }
 
-/// Black gives White 15 s: White's clock reading grows by about that much.
+/// Black gives White 15 s: White's clock reading grows by that much, less what White's
+/// clock may have run between the two readings (at most the time between their arrivals).
 async fn more_time(a: &mut Browser, b: &mut Browser) {
     let before = a
-        .js("return window.oddboard.game.clock.white_ms", json!([]))
-        .await
-        .as_u64()
-        .unwrap_or_default();
+        .js(
+            "return [window.oddboard.game.clock.white_ms, window.oddboard.clockAt]",
+            json!([]),
+        )
+        .await;
     b.click("#more-time").await;
     a.wait_for(
         "the more time",
-        "return window.oddboard.game.clock.white_ms > arguments[0] + 10000",
-        json!([before]),
+        "const s = window.oddboard;
+         return s.clockAt > arguments[1]
+           && s.game.clock.white_ms + (s.clockAt - arguments[1]) >= arguments[0] + 14000;",
+        before,
     )
     .await;
 }
@@ -364,6 +371,11 @@ async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Br
     wait_line(c, "spectator here").await;
     say(a, "second").await;
     wait_line(b, "second").await;
+    wait_line(a, "second").await;
+    // Each socket delivers in order: a line the spectator sends after "second" comes back
+    // to them after "second" would have, had it reached them.
+    say(c, "marker").await;
+    wait_line(c, "marker").await;
     for browser in [&mut *a, &mut *b] {
         assert!(!chat_lines(browser)
             .await
@@ -373,9 +385,10 @@ async fn chat(base: &str, id: &str, a: &mut Browser, b: &mut Browser, c: &mut Br
     // Muting: A's next line is hidden on B's page, and shown again once unmuted.
     b.click("#mute-opponent").await;
     say(a, "muted words").await;
+    // A's two earlier lines are hidden at once; the third is the one sent after the mute.
     b.wait_for(
         "the muted line",
-        "return document.getElementById('chat-note').textContent.includes('muted')",
+        "return document.getElementById('chat-note').textContent === '3 muted lines hidden.'",
         json!([]),
     )
     .await;
@@ -443,18 +456,22 @@ async fn browsing(a: &mut Browser, b: &mut Browser, c: &mut Browser) {
 /// changes of this rated game, and the end sound.
 async fn resign_and_banner(a: &mut Browser, b: &mut Browser) {
     a.click("#resign").await;
-    let text = text_of(a, "#resign").await;
-    assert_eq!(text, "Confirm resign?");
-    assert_eq!(page_game(a).await.status, "active", "one click resigned");
-    // Left alone, the button goes back to its first state.
+    a.wait_for(
+        "the resign button asking to confirm",
+        "const b = document.getElementById('resign');
+         return b.dataset.confirm === 'armed' && b.textContent === 'Confirm resign?'",
+        json!([]),
+    )
+    .await;
+    // Left alone, the button goes back to its first state, and the game went on.
     a.wait_for(
         "the resign button back",
         "return document.getElementById('resign').textContent === 'Resign'",
         json!([]),
     )
     .await;
-    a.click("#resign").await;
-    a.click("#resign").await;
+    assert_eq!(page_game(a).await.status, "active", "one click resigned");
+    confirm_click(a, "#resign").await;
     for browser in [&mut *a, &mut *b] {
         browser
             .wait_for(

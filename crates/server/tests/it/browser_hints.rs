@@ -14,7 +14,6 @@ use super::webdriver::Browser;
 use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 /// A game of `variant` the browser's player creates as White from a page with no lobby
 /// socket (which would open the game by itself), and the opponent accepts.
@@ -82,10 +81,18 @@ async fn hints(browser: &mut Browser) -> Vec<String> {
     serde_json::from_value(ids).unwrap_or_default()
 }
 
-/// The hints after the page has had time to ask the server whether the player is new (an
-/// answer that never comes shows nothing either, so a check for none waits this long).
+/// The hints once the page knows whether the player is new to the variant (before that it
+/// shows none, so a check for none waits for the answer).
 async fn settled_hints(browser: &mut Browser) -> Vec<String> {
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Once the page knows whether the player is a newcomer, each position's hints are
+    // shown in the same task the position is drawn in.
+    browser
+        .wait_for(
+            "the newcomer question answered",
+            "return document.getElementById('hints').dataset.newcomer",
+            json!([]),
+        )
+        .await;
     hints(browser).await
 }
 

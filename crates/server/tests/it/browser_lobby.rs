@@ -9,7 +9,7 @@
 //! `target/screenshots/lobby-{390,1280}.png`.
 
 use super::axe::assert_no_serious_violations;
-use super::browser::screenshots_dir;
+use super::browser::{lobby_ready, screenshots_dir};
 use super::browser_site::{overflow, sign_in_as_guest, start_site, SIZES};
 use super::server::{choose, fast_settings, Player, TestServer};
 
@@ -39,18 +39,6 @@ async fn on_game_page(browser: &mut Browser) -> String {
         )
         .await;
     id.as_str().unwrap_or_default().to_string()
-}
-
-/// Waits until the lobby page is connected to the lobby socket.
-async fn lobby_ready(browser: &mut Browser, base: &str) {
-    browser.goto(&format!("{base}/")).await;
-    browser
-        .wait_for(
-            "the lobby socket",
-            "return window.oddboard && window.oddboard.lobby && window.oddboard.lobby.connected",
-            json!([]),
-        )
-        .await;
 }
 
 /// Every open seek, as an anonymous reader sees them.
@@ -657,7 +645,14 @@ async fn url_parameters(browser: &mut Browser, base: &str) {
     browser
         .goto(&format!("{base}/?variant=nope&computer=%3Cb%3E"))
         .await;
-    browser.wait_element("#quick-grid").await;
+    // The page's module has run (it reads the parameters in the same task).
+    browser
+        .wait_for(
+            "the lobby's script",
+            "return !!(window.oddboard && window.oddboard.lobby)",
+            json!([]),
+        )
+        .await;
     let open = browser
         .js(
             "return document.querySelectorAll('dialog[open], .quick-row.highlight').length",

@@ -233,6 +233,14 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
 async fn sends_its_bounds(session: &mut Session, base: &str, minutes: f64, increment: f64) {
     let browser = &mut session.browser;
     sign_in_as_guest(browser, base).await;
+    // The seek goes over the lobby socket.
+    browser
+        .wait_for(
+            "the lobby socket",
+            "return window.oddboard && window.oddboard.lobby && window.oddboard.lobby.connected",
+            json!([]),
+        )
+        .await;
     for (untimed, shown) in [
         (false, format!("{minutes}+{increment}")),
         (true, "no clock".to_string()),
