@@ -12,6 +12,7 @@
 #
 # PAGE: `game` (the default), `lobby`, `replay` (the same game's replay), `player`,
 # `variants` (the list of games), `variant` (VARIANT's rules page) or `leaderboard`.
+# SIGNED_OUT=1 audits the page as a visitor with no session instead of as White.
 # VARIANT (default suicide), PORT (default 8098), LIGHTHOUSE_DB (the scratch database,
 # default oddboard_lighthouse: give each concurrent run its own) and ODDBOARD_BIN (default
 # the release binary, else the debug one, else a release build) may be set.
@@ -65,8 +66,11 @@ case "$page" in
   leaderboard) url="$base/leaderboard" ;;
   *) echo "unknown page $page (game, lobby, replay, player, variants, variant, leaderboard)" >&2; exit 2 ;;
 esac
-# The session cookie as a header (a netscape jar line: domain … name value).
-cookie=$(awk '!/^#/ && NF >= 7 { print $6 "=" $7 }' "$jars/white" | paste -sd ';' -)
+# The session cookie as a header (a netscape jar line: domain … name value; curl writes an
+# HttpOnly cookie, as the session is, on a line of its own starting `#HttpOnly_`).
+cookie=$(awk '(!/^#/ || /^#HttpOnly_/) && NF >= 7 { print $6 "=" $7 }' "$jars/white" | paste -sd ';' -)
+[ -n "$cookie" ] || { echo "no session cookie from the guest sign-in" >&2; exit 1; }
+[ -z "${SIGNED_OUT:-}" ] || cookie=
 
 CHROME_PATH=/usr/bin/chromium tests/browser/node_modules/.bin/lighthouse "$url" \
   --quiet --only-categories=performance,accessibility,best-practices \
