@@ -333,10 +333,15 @@ pub(crate) async fn wait_ply(browser: &mut Browser, ply: usize) {
         .await;
 }
 
-/// Opens the lobby and waits until it is connected to the lobby socket, which its seeks and
-/// commands go over (before, a command is answered "not connected").
+/// Opens the lobby and waits until it is connected to the lobby socket.
 pub(crate) async fn lobby_ready(browser: &mut Browser, base: &str) {
     browser.goto(&format!("{base}/")).await;
+    lobby_connected(browser).await;
+}
+
+/// Waits until the lobby page is connected to the lobby socket, which its seeks and commands
+/// go over (before, a command is answered "not connected").
+pub(crate) async fn lobby_connected(browser: &mut Browser) {
     browser
         .wait_for(
             "the lobby socket",

@@ -8,6 +8,7 @@ use super::browser::{
     board_squares, choose, confirm_click, page_game, play_through_board, register, screenshots_dir,
     square_css, square_tokens, wait_ply,
 };
+use super::browser_site::start_site;
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
 use super::ws_game::stored_record_once;
@@ -135,22 +136,15 @@ async fn a_person_plays_the_computer_in_every_variant_from_the_lobby() {
 /// render gives it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_piece_picked_up_stays_in_hand_when_the_page_redraws_the_same_position() {
-    if !browser_available() {
+    let Some((server, base, mut session)) = start_site("browser-in-hand").await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profile = std::env::temp_dir().join(format!(
-        "oddboard-browser-in-hand-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut browser = driver.session(&profile).await;
+    };
+    let browser = &mut session.browser;
     let name = format!("dave{}", &uuid::Uuid::new_v4().simple().to_string()[..6]);
-    register(&mut browser, &base, &name).await;
-    start_from_the_dialog(&mut browser, &base, "suicide", 0, "white").await;
-    let game = page_game(&mut browser).await;
-    let squares = board_squares(&mut browser).await;
+    register(browser, &base, &name).await;
+    start_from_the_dialog(browser, &base, "suicide", 0, "white").await;
+    let game = page_game(browser).await;
+    let squares = board_squares(browser).await;
     let action = choose(&game, &squares);
     let tokens = square_tokens(&action);
     let (from, to) = (&tokens[0], &tokens[1]);
@@ -177,13 +171,11 @@ async fn a_piece_picked_up_stays_in_hand_when_the_page_redraws_the_same_position
         "after the redraw: {in_hand}, {from} picked up"
     );
     browser.pointer_click(&square_css(&squares[to], to)).await;
-    wait_ply(&mut browser, 1).await;
+    wait_ply(browser, 1).await;
     let first = browser
         .js("return window.oddboard.game.moves[0].machine", json!([]))
         .await;
     assert_eq!(first, json!(action));
-    browser.quit().await;
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profile);
+    session.end().await;
     server.stop().await;
 }

@@ -7,6 +7,7 @@
 //! computer dialog's as a game against the computer (`POST /api/games/computer`). Then the
 //! form itself sends its largest clock and "No clock" as seeks, which appear in the list.
 
+use super::browser::lobby_connected;
 use super::browser_site::{sign_in_as_guest, start_site, Session};
 use super::server::{Player, WAIT};
 use super::webdriver::Browser;
@@ -233,14 +234,7 @@ async fn the_lobby_clock_inputs_allow_exactly_what_the_server_accepts() {
 async fn sends_its_bounds(session: &mut Session, base: &str, minutes: f64, increment: f64) {
     let browser = &mut session.browser;
     sign_in_as_guest(browser, base).await;
-    // The seek goes over the lobby socket.
-    browser
-        .wait_for(
-            "the lobby socket",
-            "return window.oddboard && window.oddboard.lobby && window.oddboard.lobby.connected",
-            json!([]),
-        )
-        .await;
+    lobby_connected(browser).await;
     for (untimed, shown) in [
         (false, format!("{minutes}+{increment}")),
         (true, "no clock".to_string()),
