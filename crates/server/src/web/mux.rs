@@ -93,7 +93,8 @@ struct Watched {
     /// Who the game sees on this socket: the socket's viewer, or nobody for a preview
     /// (`watch` with `preview`), which reads only what any spectator reads.
     seen_as: Option<Uuid>,
-    /// A preview: not counted in the game, and sends it no game messages.
+    /// A preview: not counted in the game, and sends it no game messages but `sync` and
+    /// `ping`.
     preview: bool,
     /// Ends the game's event stream (an `unwatch`, or a fresh subscription after lagging).
     stop: AbortHandle,
@@ -225,10 +226,17 @@ impl Multiplexer {
             }
             Ok(MuxClientMsg::Game { gid, msg }) => {
                 match self.watched.get(&gid) {
-                    Some(watched) if watched.preview => {
+                    // A preview may catch up and ping, as the nobody it is; nothing else.
+                    Some(watched)
+                        if watched.preview
+                            && !matches!(msg, ClientMsg::Sync { .. } | ClientMsg::Ping) =>
+                    {
                         return socket.feed(preview_only(gid)).await
                     }
-                    Some(watched) => self.carry_out(gid, watched.handle.clone(), msg),
+                    Some(watched) => {
+                        let (handle, seen_as) = (watched.handle.clone(), watched.seen_as);
+                        self.carry_out(gid, handle, seen_as, msg)
+                    }
                     None => return socket.feed(not_watching(gid)).await,
                 }
                 Ok(())
@@ -284,9 +292,15 @@ impl Multiplexer {
         Ok(())
     }
 
-    /// Sends one watched game's message to its actor; the answer is awaited among the others.
-    fn carry_out(&mut self, gid: Uuid, handle: GameHandle, message: ClientMsg) {
-        let viewer = self.viewer;
+    /// Sends one watched game's message to its actor, from `viewer` (who the game sees on
+    /// this socket); the answer is awaited among the others.
+    fn carry_out(
+        &mut self,
+        gid: Uuid,
+        handle: GameHandle,
+        viewer: Option<Uuid>,
+        message: ClientMsg,
+    ) {
         self.pending.push(
             async move {
                 let reply = answer(message, &handle, viewer).await;
@@ -400,7 +414,7 @@ fn unwatched(gid: Uuid) -> Message {
 fn preview_only(gid: Uuid) -> Message {
     let error = ErrorEvent::new(
         "preview_only",
-        "this socket watches the game as a preview, which only reads; watch it without preview to take part",
+        "this socket watches the game as a preview, which only reads (sync and ping); watch it without preview to take part",
     );
     tagged(gid, &error.to_json())
 }

@@ -472,6 +472,28 @@ async fn a_preview_follows_a_game_counted_as_nobody_and_only_reads() {
     black_preview.expect_error(Some(&gid), "preview_only").await;
     assert_eq!(white_socket.game(&gid).ply, 1);
     assert_eq!(white_socket.game(&gid).status, "active");
+    // It may catch up as any spectator does: `sync` is answered with what it missed.
+    black_preview
+        .send_game(&gid, json!({ "t": "sync", "v": 0 }))
+        .await;
+    let batch = loop {
+        let message = black_preview
+            .socket
+            .next(WAIT)
+            .await
+            .unwrap_or_else(|e| panic!("waiting for the sync's answer: {e}"));
+        if message["t"] == "batch" {
+            break message;
+        }
+        black_preview.absorb(&message);
+    };
+    assert_eq!(batch["gid"], gid.as_str(), "{batch}");
+    let caught_up: Vec<&Value> = batch["messages"]
+        .as_array()
+        .map(|m| m.iter().filter(|e| e["kind"] == "action").collect())
+        .unwrap_or_default();
+    assert_eq!(caught_up.len(), 1, "{batch}");
+    assert_eq!(caught_up[0]["machine"], first.as_str(), "{batch}");
 
     // Watched for real, the same users count: Carol as a spectator, Black as present.
     let mut carol_socket = MuxClient::open(&carol).await;
