@@ -79,6 +79,10 @@ class TryBoard {
   reset() {
     this.actions = [];
     delete this.figure.dataset.shown;
+    // Before any move the set-up is the position shown, which the board keeps as it is:
+    // put down a piece in hand and close the picker here.
+    this.view.closePicker();
+    this.view.deselect();
     this.show(this.lesson.rules, '');
   }
 }
@@ -95,19 +99,24 @@ async function variantPage(page) {
     page.dataset.loaded = 'error';
     return;
   }
-  const setup = document.getElementById('setup');
-  if (setup) {
-    const view = new BoardView(setup);
-    view.update(list.start, false);
+  // The text is shown whatever happens to the boards.
+  try {
+    const setup = document.getElementById('setup');
+    if (setup) {
+      const view = new BoardView(setup);
+      view.update(list.start, false);
+    }
+    const boards = [];
+    for (const lesson of list.lessons) {
+      const figure = page.querySelector(`.try[data-lesson="${CSS.escape(lesson.id)}"]`);
+      if (figure) boards.push(new TryBoard(figure, variant, lesson));
+    }
+    page.dataset.loaded = 'true';
+    // For the browser tests and curious people.
+    window.oddboardLessons = boards;
+  } finally {
+    if (!page.dataset.loaded) page.dataset.loaded = 'error';
   }
-  const boards = [];
-  for (const lesson of list.lessons) {
-    const figure = page.querySelector(`.try[data-lesson="${CSS.escape(lesson.id)}"]`);
-    if (figure) boards.push(new TryBoard(figure, variant, lesson));
-  }
-  page.dataset.loaded = 'true';
-  // For the browser tests and curious people.
-  window.oddboardLessons = boards;
 }
 
 drawPictures();

@@ -524,7 +524,8 @@ async fn dice_and_reset(browser: &mut Browser, base: &str) {
 }
 
 /// A board only offers what the engine lists: in the forced capture no quiet move is a
-/// target, so a click on a pawn that may not move selects nothing.
+/// target, so a click on a pawn that may not move selects nothing; Reset puts down a piece
+/// picked up.
 async fn only_legal_targets(browser: &mut Browser, base: &str) {
     open_variant(browser, base, "suicide").await;
     let css = "#try-forced-capture svg.board[data-board=\"main\"] rect[data-square=\"d2\"]";
@@ -537,6 +538,30 @@ async fn only_legal_targets(browser: &mut Browser, base: &str) {
         )
         .await;
     assert_eq!(targets, json!(0));
+    // A piece that may capture, picked up, is put down by Reset (before any move, when the
+    // board shows the set-up already).
+    let from = browser
+        .js(
+            "return document.querySelector('#try-forced-capture .try-boards').boardView.parsed.board[0].from",
+            json!([]),
+        )
+        .await;
+    let from = from.as_str().unwrap_or_default();
+    let css =
+        format!("#try-forced-capture svg.board[data-board=\"main\"] rect[data-square=\"{from}\"]");
+    browser.pointer_click(&css).await;
+    browser
+        .wait_element("#try-forced-capture .targets circle")
+        .await;
+    browser.click("#try-forced-capture .try-reset").await;
+    let in_hand = browser
+        .js(
+            "const f = document.getElementById('try-forced-capture');
+             return f.querySelectorAll('.targets circle').length + f.querySelectorAll('[aria-selected=true]').length",
+            json!([]),
+        )
+        .await;
+    assert_eq!(in_hand, json!(0), "Reset leaves {from} in hand");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
