@@ -54,7 +54,7 @@ pub(super) const QUICK_CLOCKS: [(u32, u32); 6] =
 /// its script starts.
 pub(super) fn quick_grid() -> String {
     let mut out = String::new();
-    for variant in Variant::ALL.iter().filter(|v| v.is_playable()) {
+    for variant in super::pages::playable_variants() {
         let key = variant.key();
         let name = super::pages::escape(variant.display_name());
         out.push_str(&format!(
@@ -362,10 +362,7 @@ async fn rating_history(
 ) -> Result<Json<RatingHistory>, ApiError> {
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
-        Some(text) => Some(
-            text.parse::<Variant>()
-                .map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?,
-        ),
+        Some(text) => Some(super::api::parse_variant(text)?),
     };
     let (user, history) = state
         .lobby

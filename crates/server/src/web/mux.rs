@@ -90,14 +90,23 @@ pub async fn games_socket(
 /// A game the socket watches.
 struct Watched {
     handle: GameHandle,
-    /// Who the game sees on this socket: the socket's viewer, or nobody for a preview
-    /// (`watch` with `preview`), which reads only what any spectator reads.
-    seen_as: Option<Uuid>,
     /// A preview: not counted in the game, and sends it no game messages but `sync` and
     /// `ping`.
     preview: bool,
     /// Ends the game's event stream (an `unwatch`, or a fresh subscription after lagging).
     stop: AbortHandle,
+}
+
+impl Watched {
+    /// Who the game sees on this socket: its viewer, or nobody for a preview (`watch` with
+    /// `preview`), which reads only what any spectator reads.
+    fn seen_as(&self, viewer: Option<Uuid>) -> Option<Uuid> {
+        if self.preview {
+            None
+        } else {
+            viewer
+        }
+    }
 }
 
 /// The state of one multiplexed socket.
@@ -234,7 +243,8 @@ impl Multiplexer {
                         return socket.feed(preview_only(gid)).await
                     }
                     Some(watched) => {
-                        let (handle, seen_as) = (watched.handle.clone(), watched.seen_as);
+                        let (handle, seen_as) =
+                            (watched.handle.clone(), watched.seen_as(self.viewer));
                         self.carry_out(gid, handle, seen_as, msg)
                     }
                     None => return socket.feed(not_watching(gid)).await,
@@ -284,7 +294,6 @@ impl Multiplexer {
         self.events.push(events);
         let watched = Watched {
             handle,
-            seen_as,
             preview,
             stop,
         };
@@ -325,12 +334,13 @@ impl Multiplexer {
                     return Ok(());
                 };
                 watched.stop.abort();
-                match watched.handle.subscribe(watched.seen_as, None).await {
+                let seen_as = watched.seen_as(self.viewer);
+                match watched.handle.subscribe(seen_as, None).await {
                     Ok(fresh) => {
                         for message in &fresh.initial {
                             socket.feed(tagged(gid, message)).await?;
                         }
-                        let (events, stop) = event_stream(gid, fresh.events, watched.seen_as);
+                        let (events, stop) = event_stream(gid, fresh.events, seen_as);
                         watched.stop = stop;
                         self.events.push(events);
                         Ok(())

@@ -151,11 +151,23 @@ pub(super) fn page(
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }
 
+/// The playable variants, in the site's order; worked out once, as each asks the rules for
+/// a start position.
+pub(in crate::web) fn playable_variants() -> &'static [Variant] {
+    static PLAYABLE: std::sync::LazyLock<Vec<Variant>> = std::sync::LazyLock::new(|| {
+        Variant::ALL
+            .iter()
+            .copied()
+            .filter(|v| v.is_playable())
+            .collect()
+    });
+    &PLAYABLE
+}
+
 /// `<option>`s for the playable variants.
 pub(super) fn variant_options() -> String {
-    Variant::ALL
+    playable_variants()
         .iter()
-        .filter(|v| v.is_playable())
         .map(|v| {
             format!(
                 "<option value=\"{}\">{}</option>",
@@ -249,9 +261,8 @@ fn challenge_link(name: &str, viewer: &MaybeUser) -> String {
 /// A row of the player page's ratings table per playable variant, its cells blank until the
 /// script fills them: the table has its final size from the first paint.
 fn player_rating_rows() -> String {
-    Variant::ALL
+    playable_variants()
         .iter()
-        .filter(|v| v.is_playable())
         .map(|v| {
             format!(
                 "<tr data-variant=\"{}\"><th scope=\"row\">{}</th><td>—</td><td>0</td><td>0 / 0 / 0</td></tr>",

@@ -55,7 +55,7 @@ async fn game_board(
 ) -> Result<Response, ApiError> {
     let record = stored_game(&state, game_id).await?;
     let rules = final_snapshot(&record)?;
-    let over = matches!(record.status, GameStatus::Finished | GameStatus::Aborted);
+    let over = record.status.is_over();
     let board = GameBoard {
         game_id,
         variant: record.variant,

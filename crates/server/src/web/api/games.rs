@@ -99,11 +99,16 @@ pub fn time_control(minutes: f64, increment: u64) -> Result<TimeControl, ApiErro
     .map_err(|message| ApiError::invalid("invalid_clock", message))
 }
 
+/// A variant id from a request; `unknown_variant` (422) if there is no such variant.
+pub fn parse_variant(text: &str) -> Result<Variant, ApiError> {
+    text.parse().map_err(|e: crate::rules::UnknownVariant| {
+        ApiError::invalid("unknown_variant", e.to_string())
+    })
+}
+
 /// Parses a variant id that must be playable.
 pub fn playable_variant(text: &str) -> Result<Variant, ApiError> {
-    let variant: Variant = text.parse().map_err(|e: crate::rules::UnknownVariant| {
-        ApiError::invalid("unknown_variant", e.to_string())
-    })?;
+    let variant = parse_variant(text)?;
     if !variant.is_playable() {
         return Err(ApiError::invalid(
             "variant_not_playable",

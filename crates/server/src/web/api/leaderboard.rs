@@ -4,12 +4,13 @@
 //! request of its own to fill in and nothing moves as it loads. `static/leaderboard.js` only
 //! switches between the sections without a reload.
 
+use super::parse_variant;
 use crate::rules::Variant;
 use crate::store::LeaderboardEntry;
 use crate::web::auth::MaybeUser;
 use crate::web::error::{ApiError, ErrorBody};
 use crate::web::extract::QueryParams;
-use crate::web::pages::{error_page, escape, fill, page};
+use crate::web::pages::{error_page, escape, fill, page, playable_variants};
 use crate::web::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -59,12 +60,7 @@ async fn leaderboard(
     State(state): State<AppState>,
     QueryParams(query): QueryParams<LeaderboardQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {
-    let variant: Variant = query
-        .variant
-        .parse()
-        .map_err(|e: crate::rules::UnknownVariant| {
-            ApiError::invalid("unknown_variant", e.to_string())
-        })?;
+    let variant = parse_variant(&query.variant)?;
     // The store brings the limit into its bounds (`store::LEADERBOARD_MAX`).
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
     let players = state.store.leaderboard(variant, limit).await?;
@@ -83,7 +79,7 @@ pub(in crate::web) struct PageQuery {
 
 /// The variants a leaderboard is kept for.
 fn variants() -> impl Iterator<Item = Variant> {
-    Variant::ALL.iter().copied().filter(|v| v.is_playable())
+    playable_variants().iter().copied()
 }
 
 /// One variant's table.
@@ -157,7 +153,7 @@ pub(in crate::web) async fn leaderboard_page(
         .ok()
         .and_then(|Query(q)| q.variant)
         .and_then(|text| text.parse::<Variant>().ok())
-        .filter(|v| v.is_playable())
+        .filter(|v| playable_variants().contains(v))
         .unwrap_or(first);
     let mut boards = Vec::new();
     for variant in variants() {

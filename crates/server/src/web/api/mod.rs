@@ -27,7 +27,7 @@ pub(super) mod leaderboard;
 pub(super) mod players;
 pub(super) mod records;
 
-pub use games::{playable_variant, time_control};
+pub use games::{parse_variant, playable_variant, time_control};
 pub use records::{export_text, replay_snapshots};
 
 use crate::store::{GameRecord, GameStatus};

@@ -73,10 +73,7 @@ async fn user_games(
     let username = known_username(&state, &name).await?;
     let variant = match query.variant.as_deref() {
         None | Some("") => None,
-        Some(text) => Some(
-            text.parse::<Variant>()
-                .map_err(|e| ApiError::invalid("unknown_variant", e.to_string()))?,
-        ),
+        Some(text) => Some(super::parse_variant(text)?),
     };
     let per_page = query.per_page.unwrap_or(20).clamp(1, 100);
     let page = query.page.unwrap_or(1).max(1);
