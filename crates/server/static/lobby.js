@@ -202,9 +202,8 @@ function handle(msg) {
   }
 }
 
-/// The status line under the grid.
-function status(text, error) {
-  const line = $('quick-status');
+/// A status line: the one under the grid, or a dialog's.
+function status(text, error, line = $('quick-status')) {
   line.textContent = text || '';
   line.classList.toggle('error', Boolean(error));
 }
@@ -467,11 +466,10 @@ $('seek-form').addEventListener('submit', async (e) => {
   }
   const reply = await command(message);
   if (reply.error) {
-    line.textContent = reply.text || reply.code;
-    line.classList.add('error');
+    status(reply.text || reply.code, true, line);
     return;
   }
-  line.textContent = '';
+  status('', false, line);
   $('create-dialog').close();
   status(reply.text);
   log(reply.text);
@@ -495,8 +493,7 @@ $('computer-form').addEventListener('submit', async (e) => {
     const created = await api('/api/games/computer', body);
     location.href = created.url;
   } catch (err) {
-    line.textContent = err.message;
-    line.classList.add('error');
+    status(err.message, true, line);
   }
 });
 
@@ -517,11 +514,9 @@ $('friend-form').addEventListener('submit', async (e) => {
     $('friend-link').value = link;
     $('friend-go').href = created.url;
     $('friend-result').hidden = false;
-    line.textContent = 'Send this link to your friend; the game starts when they open it.';
-    line.classList.remove('error');
+    status('Send this link to your friend; the game starts when they open it.', false, line);
   } catch (err) {
-    line.textContent = err.message;
-    line.classList.add('error');
+    status(err.message, true, line);
   }
 });
 $('friend-copy').addEventListener('click', async () => {
@@ -615,5 +610,5 @@ if (myName()) {
 }
 refresh();
 setInterval(refresh, 5000);
-refreshStats();
+// The counts came drawn into the page.
 setInterval(refreshStats, 10000);

@@ -151,14 +151,16 @@ async function loadChart(ratings) {
   const counts = Object.entries(history).map(([v, list]) => [v, list.length]);
   counts.sort((a, b) => b[1] - a[1]);
   if (counts.length) $('chart-variant').value = counts[0][0];
-  showChart($('chart-variant').value, ratings);
   const redraw = () => showChart($('chart-variant').value, ratings);
+  redraw();
   $('chart-variant').addEventListener('change', redraw);
+  // A new width redraws the picture only: the caption and the table do not depend on it.
   let width = $('chart').clientWidth;
   new ResizeObserver(() => {
     if ($('chart').clientWidth === width) return;
     width = $('chart').clientWidth;
-    redraw();
+    const entries = history[$('chart-variant').value] || [];
+    if (entries.length) $('chart').innerHTML = chartSvg(entries, 'chart-caption', width);
   }).observe($('chart'));
 }
 
