@@ -333,6 +333,19 @@ pub(crate) async fn wait_ply(browser: &mut Browser, ply: usize) {
         .await;
 }
 
+/// Waits until the page shows an active game this browser plays; the game's id.
+pub(crate) async fn on_game_page(browser: &mut Browser) -> String {
+    let id = browser
+        .wait_for(
+            "the game page with the game under way",
+            "const g = window.oddboard && window.oddboard.game;
+             return g && g.status === 'active' && g.you ? location.pathname.split('/').pop() : null;",
+            json!([]),
+        )
+        .await;
+    id.as_str().unwrap_or_default().to_string()
+}
+
 /// Opens the lobby and waits until it is connected to the lobby socket.
 pub(crate) async fn lobby_ready(browser: &mut Browser, base: &str) {
     browser.goto(&format!("{base}/")).await;

@@ -5,8 +5,8 @@
 //! while the page draws the same position again.
 
 use super::browser::{
-    board_squares, choose, confirm_click, page_game, play_through_board, register, screenshots_dir,
-    square_css, square_tokens, wait_ply,
+    board_squares, choose, confirm_click, on_game_page, page_game, play_through_board, register,
+    screenshots_dir, square_css, square_tokens, wait_ply,
 };
 use super::browser_site::start_site;
 use super::server::{fast_settings, TestServer};
@@ -38,15 +38,7 @@ pub(crate) async fn start_from_the_dialog(
         )
         .await;
     browser.click("#computer-play").await;
-    let game_id = browser
-        .wait_for(
-            "the game against the computer",
-            "const g = window.oddboard && window.oddboard.game;
-             return g && g.status === 'active' && g.you ? location.pathname.split('/').pop() : null;",
-            json!([]),
-        )
-        .await;
-    game_id.as_str().unwrap_or_default().to_string()
+    on_game_page(browser).await
 }
 
 /// Plays [`PERSON_ACTIONS`] actions through the board, waiting each time for the computer.

@@ -9,8 +9,8 @@
 //! `target/screenshots/lobby-{390,1280}.png`.
 
 use super::axe::assert_no_serious_violations;
-use super::browser::{lobby_ready, screenshots_dir};
-use super::browser_site::{overflow, sign_in_as_guest, start_site, SIZES};
+use super::browser::{lobby_ready, on_game_page, screenshots_dir};
+use super::browser_site::{choose_theme, overflow, sign_in_as_guest, start_site, SIZES};
 use super::server::{choose, fast_settings, Player, TestServer};
 
 use super::webdriver::{browser_available, Browser, Driver};
@@ -26,19 +26,6 @@ const WAIT: Duration = Duration::from_secs(20);
 
 fn cell(variant: &str, (time, inc): (u32, u32)) -> String {
     format!("#quick-grid button.quick[data-variant=\"{variant}\"][data-time=\"{time}\"][data-inc=\"{inc}\"]")
-}
-
-/// Waits until the page shows an active game this browser plays; the game's id.
-async fn on_game_page(browser: &mut Browser) -> String {
-    let id = browser
-        .wait_for(
-            "the game page with the game under way",
-            "const g = window.oddboard && window.oddboard.game;
-             return g && g.status === 'active' && g.you ? location.pathname.split('/').pop() : null;",
-            json!([]),
-        )
-        .await;
-    id.as_str().unwrap_or_default().to_string()
 }
 
 /// Every open seek, as an anonymous reader sees them.
@@ -299,7 +286,21 @@ async fn a_signed_out_visitor_sees_seeks_signs_in_from_the_dialog_and_plays_the_
         .wait_element("#signin-dialog[open] #guest-button")
         .await;
     browser.click("#signin-cancel").await;
-    browser.wait_element("#account #guest-button").await;
+    browser
+        .wait_for(
+            "the sign-in dialog closed, still signed out",
+            "return !document.querySelector('#signin-dialog[open]')
+               && !document.getElementById('me').dataset.username
+               && !!document.querySelector('#account #guest-button')",
+            json!([]),
+        )
+        .await;
+    let ids: Vec<Value> = open_seeks(&server)
+        .await
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
+    assert_eq!(ids, vec![id.clone()], "only the seeker's seek");
     // Playing the seek: asked to sign in, as a guest, and then the game starts.
     browser.click(&play).await;
     browser
@@ -594,10 +595,7 @@ async fn check_layout(browser: &mut Browser, base: &str) {
         lobby_ready(browser, base).await;
         browser.wait_element("#live-boards svg.mini-board").await;
         for theme in ["light", "dark"] {
-            browser.click("#display-menu summary").await;
-            browser
-                .click(&format!("input[name=theme][value={theme}]"))
-                .await;
+            choose_theme(browser, theme).await;
             browser.click("#display-menu summary").await;
             let label = format!("lobby ({theme}, {width}x{height})");
             let name = match theme {

@@ -12,7 +12,7 @@ use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
 use super::browser_site::{choose_theme, layout_shift, overflow, Session, MAX_LAYOUT_SHIFT, SIZES};
 use super::lobby::{game_of, server, LobbyPlayer};
-use super::server::{TestServer, Watcher};
+use super::server::{Player, TestServer, Watcher};
 use super::webdriver::{browser_available, Browser};
 use super::ws_game::{play_until, start_game};
 use serde_json::{json, Value};
@@ -29,14 +29,11 @@ async fn get(player: &mut LobbyPlayer, path: &str) -> (u16, Value) {
 
 /// A lobby player's game socket, past its first snapshot.
 async fn watch(player: &LobbyPlayer, game_id: &str) -> Watcher {
-    let socket = player
-        .client
-        .connect_game(game_id, None)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut watcher = Watcher::new(socket);
-    watcher.read_until(|w| w.version.is_some()).await;
-    watcher
+    let player = Player {
+        name: player.name.clone(),
+        client: player.client.clone(),
+    };
+    player.watch(game_id).await
 }
 
 /// A rated game of `variant` between `white` and `black` from their seeks, a few plies

@@ -470,8 +470,8 @@ async fn a_preview_follows_a_game_counted_as_nobody_and_only_reads() {
         .send_game(&gid, json!({ "t": "resign" }))
         .await;
     black_preview.expect_error(Some(&gid), "preview_only").await;
-    assert_eq!(white_socket.game(&gid).ply, 1);
-    assert_eq!(white_socket.game(&gid).status, "active");
+    let fresh = white.watch(&gid).await;
+    assert_eq!((fresh.ply, fresh.status.as_str()), (1, "active"));
     // It may catch up as any spectator does: `sync` is answered with what it missed.
     black_preview
         .send_game(&gid, json!({ "t": "sync", "v": 0 }))

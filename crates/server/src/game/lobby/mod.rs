@@ -533,3 +533,14 @@ impl LobbyHandle {
         Ok((user.username, history))
     }
 }
+
+#[cfg(test)]
+mod settings_tests {
+    use super::LobbySettings;
+    use crate::game::GameSettings;
+
+    #[test]
+    fn a_paired_game_waits_for_its_players_less_than_for_a_first_move() {
+        assert!(LobbySettings::default().join_limit < GameSettings::default().first_move_limit);
+    }
+}
