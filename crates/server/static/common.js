@@ -44,6 +44,12 @@ export function outcomeText(outcome) {
   return `${outcome.winner === 'white' ? 'White' : 'Black'} wins (${reason})`;
 }
 
+/// "1-0", "0-1" or "½-½" for a decided outcome.
+export function scoreText(outcome) {
+  if (outcome.winner === 'white') return '1-0';
+  return outcome.winner === 'black' ? '0-1' : '½-½';
+}
+
 /// "5+3" or "no clock" from a stored clock setting or a time control.
 export function clockText(clock) {
   if (!clock) return 'no clock';

@@ -7,7 +7,7 @@
 // rendered by the server, the chart has a fixed shape, the games come last on the page with
 // their pager above them), so the page does not move as it loads.
 
-import { api, clockText, outcomeText, wireHeader, esc } from './common.js';
+import { api, clockText, outcomeText, scoreText, wireHeader, esc } from './common.js';
 import { miniBoardSvg } from './miniboard.js';
 
 wireHeader();
@@ -197,7 +197,7 @@ async function drawBoards(list) {
 
 function gameRow(g) {
   const aborted = g.outcome && g.outcome.reason === 'aborted';
-  const score = g.outcome && !aborted ? (g.outcome.winner === 'white' ? '1-0' : g.outcome.winner === 'black' ? '0-1' : '½-½') : g.status;
+  const score = g.outcome && !aborted ? scoreText(g.outcome) : g.status;
   const mine = myResult(g);
   const player = (who) => (who ? `<a href="/player/${encodeURIComponent(who)}">${esc(who)}</a>` : '?');
   const watch = g.status === 'active';

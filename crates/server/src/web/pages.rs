@@ -403,10 +403,6 @@ pub fn router() -> Router<AppState> {
         .route("/game/{id}", get(game_page))
         .route("/replay/{id}", get(replay_page))
         .route("/player/{name}", get(player_page))
-        .route(
-            "/leaderboard",
-            get(super::api::leaderboard::leaderboard_page),
-        )
 }
 
 #[cfg(test)]

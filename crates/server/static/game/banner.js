@@ -2,10 +2,8 @@
 // change in a rated game (players.js), and what to do next: Rematch (players only), New
 // opponent (back to the lobby) and Analyse (the replay page with the engine analysis).
 
-import { outcomeText } from '../common.js';
+import { outcomeText, scoreText } from '../common.js';
 import { forgetRatings, ratingChange } from './players.js';
-
-const RESULT = { white: '1-0', black: '0-1' };
 
 export class ResultBanner {
   /// `els`: {section, title, reason, changes, newOpponent}.
@@ -30,7 +28,7 @@ export class ResultBanner {
       title.textContent = 'Game aborted';
       reason.textContent = 'It counts for nobody.';
     } else if (outcome) {
-      const score = outcome.winner ? RESULT[outcome.winner] : '½-½';
+      const score = scoreText(outcome);
       title.textContent = `${score} · ${outcome.winner ? `${outcome.winner === 'white' ? 'White' : 'Black'} wins` : 'Draw'}`;
       // "White wins (checkmate)" -> "By checkmate": the title already says who won.
       const why = /\(([^)]*)\)$/.exec(outcomeText(outcome));

@@ -73,7 +73,7 @@ async fn leaderboard(
 
 /// The page's query: the variant to show first (any other text shows the first variant).
 #[derive(Deserialize)]
-pub(in crate::web) struct PageQuery {
+struct PageQuery {
     variant: Option<String>,
 }
 
@@ -143,7 +143,7 @@ fn leaderboard_body(boards: &[(Variant, Vec<LeaderboardEntry>)], shown: Variant)
 }
 
 /// `/leaderboard`: every variant's top [`DEFAULT_LIMIT`] players.
-pub(in crate::web) async fn leaderboard_page(
+async fn leaderboard_page(
     State(state): State<AppState>,
     user: MaybeUser,
     query: Result<Query<PageQuery>, QueryRejection>,
@@ -179,8 +179,11 @@ pub(in crate::web) async fn leaderboard_page(
 }
 
 /// The routes of this module's endpoints.
+/// The API route and the page.
 pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/api/leaderboard", get(leaderboard))
+    Router::new()
+        .route("/api/leaderboard", get(leaderboard))
+        .route("/leaderboard", get(leaderboard_page))
 }
 
 #[cfg(test)]
