@@ -6,15 +6,24 @@ cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-# The rules engine must stay pure: its crate's dependency tree holds no async runtime,
-# database, web framework or HTTP crate (its own code cannot name what it does not depend on).
-if cargo tree -p oddboard-rules -e normal --prefix none | grep -E '^(tokio|sqlx|axum|tower|hyper|mio|rand|chrono)[ -]'; then
-  echo "crates/rules must stay pure" >&2
+# The pure crates (the rules engine and the game core) must stay pure: their dependency trees
+# hold no async runtime, database, web framework, HTTP or random-number crate (their code
+# cannot name what it does not depend on; chrono is built without its clock in `play`).
+for crate in oddboard-rules oddboard-play; do
+  if cargo tree -p "$crate" -e normal --prefix none | grep -E '^(tokio|sqlx|axum|tower|hyper|mio|rand|getrandom)[ -]'; then
+    echo "$crate must stay pure" >&2
+    exit 1
+  fi
+done
+if cargo tree -p oddboard-play -e features -i chrono | grep -q 'chrono feature "clock"'; then
+  echo "oddboard-play must not read the clock (chrono's clock feature)" >&2
   exit 1
 fi
-# Nor does it read the clock, which std always offers.
-if grep -rnE 'std::time::(Instant|SystemTime)' crates/rules/src; then
-  echo "crates/rules must not read the clock" >&2
+# Nor do they read the clock, which std always offers (the lobby's state takes `Instant`s
+# as arguments; its tests make their own).
+if grep -rnE 'std::time::(Instant|SystemTime)' crates/rules/src \
+  || grep -rnE '(Instant|SystemTime)::now' crates/play/src --include='*.rs' | grep -v '/tests'; then
+  echo "crates/rules and crates/play must not read the clock" >&2
   exit 1
 fi
 

@@ -23,6 +23,9 @@
 pub mod cli;
 pub mod command;
 pub mod engine_cli;
+/// The pure game core (`crates/play`): the wire contract, game and lobby state, clocks,
+/// formulas, the event log, Glicko-2 and the records.
+pub use oddboard_play as play;
 pub use oddboard_rules as rules;
 
 pub mod admin;
@@ -33,8 +36,8 @@ pub mod engine_pool;
 pub mod game;
 pub mod histogram;
 pub mod metrics;
-pub mod rating;
+pub use play::rating;
 pub mod store;
 pub mod telemetry;
 pub mod web;
-pub mod wire;
+pub use play::wire;

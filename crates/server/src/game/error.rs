@@ -1,54 +1,23 @@
-//! Why the game layer refuses a request ([`GameError`], each with a stable code for
-//! clients), and what a player may ask of a game besides an action ([`PlayerRequest`]).
+//! Why the game layer did not carry out a request ([`GameError`], each with a stable code for
+//! clients): a refusal by the game's own rules ([`Refusal`], from the pure core), or what only
+//! a server meets (a game it does not hold, an actor gone, a database away).
 
-use super::MAX_OPEN_CHALLENGES;
+use crate::play::Refusal;
 use crate::rules::ActionError;
 use crate::store::StoreError;
 use std::fmt;
 
-/// Why the game layer refused a request. Each has a stable snake_case code.
+pub use crate::play::PlayerRequest;
+
+/// Why the game layer did not carry out a request. Each has a stable snake_case code.
 #[derive(Debug)]
 pub enum GameError {
+    /// No game has that id.
     NotFound,
     /// The game's actor has stopped (the server is shutting down).
     Unavailable,
-    NotAPlayer,
-    NotStarted,
-    GameOver,
-    AlreadyStarted,
-    OwnGame,
-    NotYourTurn,
-    /// The action was meant for another ply than the next one.
-    WrongPly {
-        expected: u32,
-    },
-    /// The same action was already applied at that ply.
-    Duplicate {
-        ply: u32,
-    },
-    Action(ActionError),
-    /// The player's time had run out.
-    TimeOut,
-    /// Abort, claims and offers that the game's state does not allow.
-    NotAllowed(&'static str),
-    /// The player already holds [`MAX_OPEN_CHALLENGES`] open challenges.
-    TooManyChallenges,
-    /// A player (named) already has [`super::GameSettings::max_games_in_progress`] games in
-    /// progress.
-    TooManyGames {
-        player: String,
-        limit: usize,
-    },
-    /// The player already has [`super::GameSettings::max_computer_games_per_player`] games
-    /// against the computer in progress.
-    TooManyComputerGames {
-        limit: usize,
-    },
-    /// The computer plays [`super::GameSettings::max_computer_games`] games already, or has
-    /// no account at the level asked for.
-    ComputerBusy,
-    /// A chat line the rules of the chat refuse.
-    Chat(super::state::ChatRefusal),
+    /// The game's rules refused it; nothing changed.
+    Refused(Refusal),
     Store(StoreError),
 }
 
@@ -58,24 +27,17 @@ impl GameError {
         match self {
             GameError::NotFound => "game_not_found",
             GameError::Unavailable => "game_unavailable",
-            GameError::NotAPlayer => "not_a_player",
-            GameError::NotStarted => "game_not_started",
-            GameError::GameOver => "game_over",
-            GameError::AlreadyStarted => "game_already_started",
-            GameError::OwnGame => "own_game",
-            GameError::NotYourTurn => "not_your_turn",
-            GameError::WrongPly { .. } => "wrong_ply",
-            GameError::Duplicate { .. } => "duplicate_action",
-            GameError::Action(e) => e.code(),
-            GameError::TimeOut => "time_out",
-            GameError::NotAllowed(code) => code,
-            GameError::TooManyChallenges => "too_many_challenges",
-            GameError::TooManyGames { .. } => "too_many_games_in_progress",
-            GameError::TooManyComputerGames { .. } => "too_many_computer_games",
-            GameError::ComputerBusy => "computer_busy",
-            GameError::Chat(refusal) => refusal.code(),
+            GameError::Refused(refusal) => refusal.code(),
             GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
+        }
+    }
+
+    /// The refusal, when the game's rules refused.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            GameError::Refused(refusal) => Some(refusal),
+            _ => None,
         }
     }
 }
@@ -85,38 +47,7 @@ impl fmt::Display for GameError {
         match self {
             GameError::NotFound => f.write_str("no such game"),
             GameError::Unavailable => f.write_str("the game is not available right now"),
-            GameError::NotAPlayer => f.write_str("you are not playing in this game"),
-            GameError::NotStarted => f.write_str("the game has not started"),
-            GameError::GameOver => f.write_str("the game is over"),
-            GameError::AlreadyStarted => f.write_str("the game already has both players"),
-            GameError::OwnGame => f.write_str("you cannot accept your own challenge"),
-            GameError::NotYourTurn => f.write_str("it is not your turn"),
-            GameError::WrongPly { expected } => {
-                write!(f, "that action is not for the next ply ({expected})")
-            }
-            GameError::Duplicate { ply } => write!(f, "ply {ply} was already played"),
-            GameError::Action(e) => e.fmt(f),
-            GameError::TimeOut => f.write_str("your time ran out"),
-            GameError::NotAllowed(code) => write!(f, "not allowed now ({code})"),
-            GameError::TooManyChallenges => write!(
-                f,
-                "you already have {MAX_OPEN_CHALLENGES} open challenges: withdraw one or wait \
-                 until one is taken"
-            ),
-            GameError::TooManyGames { player, limit } => write!(
-                f,
-                "{player} already has {limit} games in progress (open challenges included): \
-                 finish or withdraw one first"
-            ),
-            GameError::TooManyComputerGames { limit } => write!(
-                f,
-                "you already have {limit} games against the computer in progress: finish one \
-                 first"
-            ),
-            GameError::ComputerBusy => {
-                f.write_str("the computer cannot take on another game right now; try again shortly")
-            }
-            GameError::Chat(refusal) => refusal.fmt(f),
+            GameError::Refused(refusal) => refusal.fmt(f),
             // Store details are logged, not sent.
             GameError::Store(e) if e.is_unavailable() => f.write_str(
                 "the database is unavailable: nothing was done, and no clock runs until it is \
@@ -135,30 +66,14 @@ impl From<StoreError> for GameError {
     }
 }
 
-impl From<ActionError> for GameError {
-    fn from(e: ActionError) -> Self {
-        GameError::Action(e)
+impl From<Refusal> for GameError {
+    fn from(refusal: Refusal) -> Self {
+        GameError::Refused(refusal)
     }
 }
 
-/// What a player asks of a game besides playing an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayerRequest {
-    Resign,
-    OfferDraw,
-    AcceptDraw,
-    DeclineDraw,
-    Abort,
-    OfferRematch,
-    AcceptRematch,
-    DeclineRematch,
-    /// Claim the win against an opponent who left.
-    ClaimVictory,
-    /// Call the game a draw against an opponent who left.
-    ClaimDraw,
-    OfferTakeback,
-    AcceptTakeback,
-    DeclineTakeback,
-    /// Give the opponent [`crate::game::state::MORE_TIME_MS`] more.
-    GiveMoreTime,
+impl From<ActionError> for GameError {
+    fn from(e: ActionError) -> Self {
+        GameError::Refused(Refusal::Action(e))
+    }
 }

@@ -8,30 +8,26 @@
 //! acknowledges an action only after the store has committed it.
 
 pub mod actor;
-pub mod clock;
 pub mod computer;
-pub mod event;
-pub mod formula;
 pub mod housekeeping;
 pub mod lobby;
-pub mod state;
 
-mod audience;
 mod error;
 mod handle;
-mod settings;
 
-pub use audience::{Audience, Outgoing};
+pub use crate::play::{clock, event, formula, state};
+pub use crate::play::{
+    Audience, GameNotice, GameSettings, GameTerms, Outgoing, Refusal, Seat, MAX_OPEN_CHALLENGES,
+};
 pub use error::{GameError, PlayerRequest};
 pub use handle::{GameCmd, GameHandle, Subscription};
-pub use settings::GameSettings;
 
 /// Glicko-2, which the store applies as a game ends; here for the lobby's formulas.
 pub use crate::rating;
 
 use crate::engine_pool::EnginePool;
 use crate::metrics::Metrics;
-use crate::rules::{Outcome, Variant};
+use crate::rules::Variant;
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
 use clock::TimeControl;
 use computer::ComputerPlayers;
@@ -39,33 +35,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use uuid::Uuid;
-
-/// A player as the game layer knows them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Seat {
-    pub user_id: Uuid,
-    pub name: String,
-}
-
-/// What the registry tells its listeners (the lobby) about games starting and ending.
-#[derive(Clone, Debug)]
-pub enum GameNotice {
-    /// Both seats are taken and the game is on.
-    Started {
-        game_id: Uuid,
-        white: Seat,
-        black: Seat,
-        terms: GameTerms,
-    },
-    /// A started game is over (ratings, if rated, are already stored).
-    Ended {
-        game_id: Uuid,
-        white: Seat,
-        black: Seat,
-        rated: bool,
-        outcome: Outcome,
-    },
-}
 
 struct GamesInner {
     store: Store,
@@ -96,22 +65,11 @@ struct GamesInner {
     waking: Mutex<HashMap<Uuid, Arc<tokio::sync::OnceCell<GameHandle>>>>,
 }
 
-/// The most open challenges (games waiting for an opponent) one player may hold at once.
-pub const MAX_OPEN_CHALLENGES: usize = 20;
-
 /// The registry of live games: creates actors, finds them by id, restores them after a
 /// restart. Cheap to clone.
 #[derive(Clone)]
 pub struct Games {
     inner: Arc<GamesInner>,
-}
-
-/// What a new game looks like before anyone has moved.
-#[derive(Clone, Debug)]
-pub struct GameTerms {
-    pub variant: Variant,
-    pub time_control: Option<TimeControl>,
-    pub rated: bool,
 }
 
 impl Games {
@@ -293,7 +251,7 @@ impl Games {
             let mut open = self.open_challenges();
             let held = open.entry(creator_id).or_default();
             if held.len() >= MAX_OPEN_CHALLENGES {
-                return Err(GameError::TooManyChallenges);
+                return Err(Refusal::TooManyChallenges.into());
             }
             held.push(game_id);
         }
@@ -363,10 +321,11 @@ impl Games {
     fn room_beside(&self, player: &Seat, held: usize) -> Result<(), GameError> {
         let limit = self.inner.settings.max_games_in_progress;
         if held >= limit {
-            return Err(GameError::TooManyGames {
+            return Err(Refusal::TooManyGames {
                 player: player.name.clone(),
                 limit,
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -437,7 +396,9 @@ impl Games {
         terms: GameTerms,
         color: ColorChoice,
     ) -> Result<Uuid, GameError> {
-        let dice = state::DiceSecret::for_variant(terms.variant);
+        // The seed is secret until the game is over, so it comes from the operating system's
+        // generator, never from anything a player could know.
+        let dice = state::DiceSecret::for_variant(terms.variant, rand::random());
         self.inner
             .writer
             .commit(GameChange::Create(NewGame {
@@ -539,7 +500,7 @@ impl Games {
             .computers
             .seat(level)
             .cloned()
-            .ok_or(GameError::ComputerBusy)?;
+            .ok_or(Refusal::ComputerBusy)?;
         self.room_for_computer_game(player.user_id)?;
         let player_is_white = match color {
             ColorChoice::White => true,
@@ -573,14 +534,15 @@ impl Games {
             .flatten()
             .collect();
         if computer_games.len() >= settings.max_computer_games {
-            return Err(GameError::ComputerBusy);
+            return Err(Refusal::ComputerBusy.into());
         }
         let own = in_progress.get(&player).map_or(&[][..], Vec::as_slice);
         let against = own.iter().filter(|id| computer_games.contains(id)).count();
         if against >= settings.max_computer_games_per_player {
-            return Err(GameError::TooManyComputerGames {
+            return Err(Refusal::TooManyComputerGames {
                 limit: settings.max_computer_games_per_player,
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -698,7 +660,7 @@ mod tests {
         assert_eq!(games.games_in_progress(alice.user_id), 2);
         // A third is refused for Alice, and so counted for nobody.
         match games.claim_places(three, &[&bob, &alice]) {
-            Err(GameError::TooManyGames { player, limit }) => {
+            Err(GameError::Refused(Refusal::TooManyGames { player, limit })) => {
                 assert_eq!((player.as_str(), limit), ("alice", 2));
             }
             other => panic!("expected too_many_games_in_progress, got {other:?}"),
@@ -746,7 +708,7 @@ mod tests {
             white: seat("alice"),
             black: seat("bob"),
             rated: false,
-            outcome: Outcome::draw(crate::rules::EndReason::Agreement),
+            outcome: crate::rules::Outcome::draw(crate::rules::EndReason::Agreement),
         }
     }
 

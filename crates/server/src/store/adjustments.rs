@@ -9,76 +9,45 @@
 //! statement does not make.
 
 use super::{Store, StoreError};
-use crate::rules::Color;
+use crate::play::record::*;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// One action taken back, as recorded with its takeback.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TakenBackAction {
-    pub ply: i32,
-    pub machine: String,
-    pub human: String,
+/// A `game_adjustment` row as read ([`ADJUSTMENT_COLUMNS`]); the other layers see it as an
+/// [`AdjustmentRecord`], which knows nothing of rows.
+#[derive(sqlx::FromRow)]
+struct AdjustmentRow {
+    game_id: Uuid,
+    kind: String,
+    by_color: String,
+    to_color: Option<String>,
+    ms: Option<i64>,
+    ply: i32,
+    taken_back: Option<serde_json::Value>,
+    white_ms: Option<i64>,
+    black_ms: Option<i64>,
+    created_at: DateTime<Utc>,
 }
 
-/// A takeback to commit: the game goes back to `ply` actions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewTakeback {
-    pub game_id: Uuid,
-    /// Whose takeback it is (the side to move after it).
-    pub by: Color,
-    /// The number of actions left.
-    pub ply: i32,
-    /// The actions removed, oldest first: plies `ply + 1` onwards, to the last one stored.
-    pub taken_back: Vec<TakenBackAction>,
-    pub white_ms: Option<i64>,
-    pub black_ms: Option<i64>,
+impl From<AdjustmentRow> for AdjustmentRecord {
+    fn from(row: AdjustmentRow) -> Self {
+        AdjustmentRecord {
+            game_id: row.game_id,
+            kind: row.kind,
+            by: row.by_color,
+            to: row.to_color,
+            ms: row.ms,
+            ply: row.ply,
+            taken_back: row.taken_back,
+            white_ms: row.white_ms,
+            black_ms: row.black_ms,
+            created_at: row.created_at,
+        }
+    }
 }
 
-/// A gift of more time to commit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewMoreTime {
-    pub game_id: Uuid,
-    pub by: Color,
-    pub to: Color,
-    pub ms: i64,
-    /// The number of actions played when it was given.
-    pub ply: i32,
-    pub white_ms: Option<i64>,
-    pub black_ms: Option<i64>,
-}
-
-/// A stored takeback or gift of more time, as the game's record lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct AdjustmentRecord {
-    #[serde(skip)]
-    pub game_id: Uuid,
-    /// `takeback` or `more_time`.
-    #[schema(example = "takeback")]
-    pub kind: String,
-    /// Who asked for the takeback (it is their turn again after it) or gave the time.
-    #[sqlx(rename = "by_color")]
-    #[schema(example = "white")]
-    pub by: String,
-    /// More time: who received it.
-    #[sqlx(rename = "to_color")]
-    pub to: Option<String>,
-    /// More time: the milliseconds given.
-    pub ms: Option<i64>,
-    /// The number of actions right after it: the ply a takeback went back to, or the ply
-    /// after which the time was given.
-    pub ply: i32,
-    /// Takeback: the actions taken back, oldest first (`[{"ply","machine","human"}]`).
-    pub taken_back: Option<serde_json::Value>,
-    /// Both clocks right after it; null without a clock.
-    pub white_ms: Option<i64>,
-    pub black_ms: Option<i64>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// The columns of an adjustment, in the order of [`AdjustmentRecord`].
+/// The columns of an adjustment, in the order of [`AdjustmentRow`].
 const ADJUSTMENT_COLUMNS: &str =
     "game_id, kind, by_color, to_color, ms, ply, taken_back, white_ms, black_ms, created_at";
 
@@ -168,7 +137,7 @@ impl Store {
         &self,
         game_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<AdjustmentRecord>>, StoreError> {
-        let rows = sqlx::query_as::<_, AdjustmentRecord>(&format!(
+        let rows = sqlx::query_as::<_, AdjustmentRow>(&format!(
             "select {ADJUSTMENT_COLUMNS} from game_adjustment where game_id = any($1) \
              order by game_id, adjustment_id"
         ))
@@ -177,7 +146,7 @@ impl Store {
         .await?;
         let mut by_game: HashMap<Uuid, Vec<AdjustmentRecord>> = HashMap::new();
         for row in rows {
-            by_game.entry(row.game_id).or_default().push(row);
+            by_game.entry(row.game_id).or_default().push(row.into());
         }
         Ok(by_game)
     }

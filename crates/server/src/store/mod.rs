@@ -39,19 +39,17 @@ pub mod lobby;
 pub mod users;
 pub mod writer;
 
-pub use adjustments::{AdjustmentRecord, NewMoreTime, NewTakeback, TakenBackAction};
+pub use crate::play::record::{
+    ActionRecord, AdjustmentRecord, ChatRecord, ChatRoom, ColorChoice, GameChange, GameEnd,
+    GameRecord, GameStart, GameStatus, GameSummary, JsonText, LastGame, NewAction, NewChatLine,
+    NewGame, NewMoreTime, NewTakeback, ParseColorChoiceError, ParseGameStatusError, PlayerResult,
+    RatedSeats, RatingHistoryEntry, RatingRecord, RatingValues, TakenBackAction, TimeControl,
+    UnfinishedGame, UserSettings, VariantResults,
+};
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::rating::{GameResult, RatedGame};
-pub use changes::GameChange;
-pub use chat::{ChatRecord, ChatRoom, NewChatLine};
-pub use games::{
-    ActionRecord, ColorChoice, GameEnd, GameRecord, GameStart, GameStatus, GameSummary, JsonText,
-    NewAction, NewGame, ParseColorChoiceError, ParseGameStatusError, PlayerResult, RatedSeats,
-    TimeControl, UnfinishedGame, VariantResults,
-};
 pub use health::StoreHealth;
 pub use leaderboard::{LeaderboardEntry, LEADERBOARD_MAX};
-pub use lobby::{LastGame, RatingHistoryEntry, RatingRecord, RatingValues, UserSettings};
 pub use users::{Session, User};
 pub use writer::{CommitStats, CommitStatsSnapshot, GameWriter, WriterConfig};
 

@@ -3,7 +3,7 @@
 //! failures are logged with their cause and answered with a generic message.
 
 use super::limits::RateLimited;
-use crate::game::GameError;
+use crate::game::{GameError, Refusal};
 use crate::store::StoreError;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
@@ -91,10 +91,10 @@ impl ApiError {
             ApiError::Game(e) => {
                 let status = match e {
                     GameError::NotFound => StatusCode::NOT_FOUND,
-                    GameError::Unavailable | GameError::ComputerBusy | GameError::Store(_) => {
-                        StatusCode::SERVICE_UNAVAILABLE
-                    }
-                    GameError::NotAPlayer => StatusCode::FORBIDDEN,
+                    GameError::Unavailable
+                    | GameError::Refused(Refusal::ComputerBusy)
+                    | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+                    GameError::Refused(Refusal::NotAPlayer) => StatusCode::FORBIDDEN,
                     _ => StatusCode::CONFLICT,
                 };
                 (status, e.code(), e.to_string())

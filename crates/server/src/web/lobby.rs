@@ -23,9 +23,9 @@ use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
 use super::AppState;
 use crate::game::lobby::command::{parse_line, request_of, Request};
 use crate::game::lobby::{
-    FingerView, LobbyCmd, LobbyError, LobbyReply, LobbyStats, LobbyUser, SeekView,
+    FingerView, LobbyCmd, LobbyError, LobbyRefusal, LobbyReply, LobbyStats, LobbyUser, SeekView,
 };
-use crate::game::GameError;
+use crate::game::{GameError, Refusal};
 use crate::rules::Variant;
 use crate::store::{GameSummary, RatingHistoryEntry, User};
 use crate::wire::lobby::{
@@ -96,26 +96,28 @@ fn command_error(e: LobbyError) -> ApiError {
         other => other,
     };
     let status = match &e {
-        LobbyError::BadCommand(_)
-        | LobbyError::InvalidValue(_)
-        | LobbyError::BadFormula(_)
-        | LobbyError::OwnSeek
-        | LobbyError::SelfChallenge => StatusCode::BAD_REQUEST,
-        LobbyError::UnknownUser(_)
-        | LobbyError::NoSuchSeek
-        | LobbyError::NoChallenge
-        | LobbyError::NoPreviousGame => StatusCode::NOT_FOUND,
-        LobbyError::GuestRated
-        | LobbyError::RatingOutOfRange { .. }
-        | LobbyError::FormulaRejected { .. }
-        | LobbyError::Noplay { .. } => StatusCode::FORBIDDEN,
-        LobbyError::NotOnline(_)
-        | LobbyError::NotInLobby
-        | LobbyError::TooManySeeks
-        | LobbyError::DuplicateSeek
-        | LobbyError::Ambiguous => StatusCode::CONFLICT,
+        LobbyError::Refused(refusal) => match refusal {
+            LobbyRefusal::BadCommand(_)
+            | LobbyRefusal::InvalidValue(_)
+            | LobbyRefusal::BadFormula(_)
+            | LobbyRefusal::OwnSeek
+            | LobbyRefusal::SelfChallenge => StatusCode::BAD_REQUEST,
+            LobbyRefusal::UnknownUser(_)
+            | LobbyRefusal::NoSuchSeek
+            | LobbyRefusal::NoChallenge
+            | LobbyRefusal::NoPreviousGame => StatusCode::NOT_FOUND,
+            LobbyRefusal::GuestRated
+            | LobbyRefusal::RatingOutOfRange { .. }
+            | LobbyRefusal::FormulaRejected { .. }
+            | LobbyRefusal::Noplay { .. } => StatusCode::FORBIDDEN,
+            LobbyRefusal::NotOnline(_)
+            | LobbyRefusal::NotInLobby
+            | LobbyRefusal::TooManySeeks
+            | LobbyRefusal::DuplicateSeek
+            | LobbyRefusal::Ambiguous => StatusCode::CONFLICT,
+        },
         LobbyError::Game(GameError::NotFound) => StatusCode::NOT_FOUND,
-        LobbyError::Game(GameError::NotAPlayer) => StatusCode::FORBIDDEN,
+        LobbyError::Game(GameError::Refused(Refusal::NotAPlayer)) => StatusCode::FORBIDDEN,
         LobbyError::Game(GameError::Unavailable | GameError::Store(_))
         | LobbyError::Store(_)
         | LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -154,7 +156,7 @@ async fn carry_out(
     state: &AppState,
     user: LobbyUser,
     client: &ClientInfo,
-    command: Result<LobbyCmd, LobbyError>,
+    command: Result<LobbyCmd, LobbyRefusal>,
 ) -> Result<Result<LobbyReply, LobbyError>, RateLimited> {
     state.limits.check(Action::LobbyCommand, client)?;
     let starts_a_game = matches!(
@@ -166,7 +168,7 @@ async fn carry_out(
     }
     Ok(match command {
         Ok(command) => state.lobby.command(user, command).await,
-        Err(e) => Err(e),
+        Err(refusal) => Err(refusal.into()),
     })
 }
 
@@ -375,7 +377,7 @@ async fn rating_history(
 /// Lobby failures on the plain JSON reads.
 fn lobby_api_error(e: LobbyError) -> ApiError {
     match e {
-        LobbyError::UnknownUser(_) => ApiError::NotFound("user_not_found"),
+        LobbyError::Refused(LobbyRefusal::UnknownUser(_)) => ApiError::NotFound("user_not_found"),
         LobbyError::Store(cause) => ApiError::Store(cause),
         other => ApiError::Internal(other.to_string()),
     }

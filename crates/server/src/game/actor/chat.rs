@@ -10,6 +10,7 @@
 
 use super::GameActor;
 use crate::game::state::{ChatRefusal, CHAT_LINES_STORED};
+use crate::game::Refusal;
 use crate::game::{GameError, Outgoing};
 use crate::store::NewChatLine;
 use crate::wire::game::ChatLine;
@@ -24,7 +25,7 @@ impl GameActor {
         let draft = self
             .state
             .propose_chat(viewer, text, self.now_ms())
-            .map_err(GameError::Chat)?;
+            .map_err(Refusal::Chat)?;
         self.ctx.store.check_available()?;
         // The rooms' last lines first, so that the new one follows them.
         self.read_stored_chat().await?;
@@ -41,7 +42,7 @@ impl GameActor {
             .insert_chat_line(line, CHAT_LINES_STORED)
             .await;
         self.ctx.store.observe(&stored);
-        let from = stored?.ok_or(GameError::Chat(ChatRefusal::Full))?;
+        let from = stored?.ok_or(Refusal::Chat(ChatRefusal::Full))?;
         let message = self.state.adopt_chat(draft, from, self.now_ms());
         // No receivers is fine: nobody is watching right now.
         let _ = self.sender.send(message);

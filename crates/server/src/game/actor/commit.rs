@@ -3,6 +3,7 @@
 
 use super::GameActor;
 use crate::game::state::{Adoption, Decision, PlayedAction, Proposal};
+use crate::game::Refusal;
 use crate::game::{GameError, PlayerRequest, Seat};
 use crate::store::{GameChange, GameStatus, StoreError};
 use rand::Rng;
@@ -47,9 +48,10 @@ impl GameActor {
             // The ply holds another action, stored by a try whose answer was lost: the game
             // takes that one in, and this one came too late for its ply.
             self.catch_up_with_store().await?;
-            return Err(GameError::WrongPly {
+            return Err(Refusal::WrongPly {
                 expected: self.state.ply() + 1,
-            });
+            }
+            .into());
         }
         committed?;
         self.play_forced_actions().await;
@@ -89,13 +91,13 @@ impl GameActor {
             };
             let played = match proposal {
                 Ok(proposal) => self.commit(proposal, Instant::now()).await,
-                Err(e) => Err(e),
+                Err(refusal) => Err(refusal.into()),
             };
             match played {
                 Ok(()) => {}
                 // The side's time ran out before its forced action could be stored (an
                 // earlier try failed): it lost on time, and the action came too late.
-                Err(GameError::TimeOut) => break,
+                Err(GameError::Refused(Refusal::TimeOut)) => break,
                 Err(e) => {
                     tracing::error!(cause = %e, "forced action or flag failed; trying again");
                     self.state.retry_later(now);
@@ -106,7 +108,7 @@ impl GameActor {
     }
 
     /// Commits a proposal and adopts it; changes nothing on error. A mover whose time ran
-    /// out is refused with [`GameError::TimeOut`] once their loss on time is stored.
+    /// out is refused with [`Refusal::TimeOut`] once their loss on time is stored.
     async fn commit(&mut self, proposal: Proposal, received: Instant) -> Result<(), GameError> {
         let Proposal { change, adoption } = proposal;
         match adoption {
@@ -114,7 +116,7 @@ impl GameActor {
             Adoption::End { flagged_mover, .. } => {
                 self.finish(Proposal { change, adoption }).await?;
                 if flagged_mover {
-                    return Err(GameError::TimeOut);
+                    return Err(Refusal::TimeOut.into());
                 }
                 Ok(())
             }
@@ -186,7 +188,7 @@ impl GameActor {
                     return if stored == *outcome {
                         Ok(())
                     } else {
-                        Err(GameError::GameOver)
+                        Err(Refusal::GameOver.into())
                     };
                 }
             }

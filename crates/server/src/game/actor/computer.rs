@@ -7,6 +7,7 @@
 
 use super::GameActor;
 use crate::engine_pool::PoolError;
+use crate::game::Refusal;
 use crate::game::{computer, GameError, PlayerRequest};
 use crate::store::GameStatus;
 use oddboard_engine::Cancel;
@@ -137,12 +138,12 @@ impl GameActor {
         match self.act(computer, ply, &action, Instant::now()).await {
             Ok(()) => {}
             // The game moved on while it thought (an end, an abort): nothing to play.
-            Err(
-                GameError::GameOver
-                | GameError::WrongPly { .. }
-                | GameError::NotYourTurn
-                | GameError::TimeOut,
-            ) => {}
+            Err(GameError::Refused(
+                Refusal::GameOver
+                | Refusal::WrongPly { .. }
+                | Refusal::NotYourTurn
+                | Refusal::TimeOut,
+            )) => {}
             Err(e) => {
                 tracing::error!(cause = %e, action, "the computer's action failed");
                 self.state.retry_later(self.now_ms());

@@ -10,7 +10,7 @@ pub(in crate::game) fn spawn_new(
     ctx: GameContext,
     founding: Founding,
 ) -> Result<GameHandle, GameError> {
-    let state = GameState::open(founding, ctx.settings.clone())?;
+    let state = GameState::open(founding, ctx.settings.clone(), chrono::Utc::now)?;
     Ok(GameActor::new(ctx, state).spawn())
 }
 
@@ -27,6 +27,13 @@ pub(in crate::game) fn spawn_restored(
         .and_then(|last| (now - last.created_at).to_std().ok())
         .unwrap_or_default();
     // The actor's time starts at 0 as it is spawned.
-    let state = GameState::restore(&record, ctx.settings.clone(), 0, age, idle_for)?;
+    let state = GameState::restore(
+        &record,
+        ctx.settings.clone(),
+        chrono::Utc::now,
+        0,
+        age,
+        idle_for,
+    )?;
     Ok(GameActor::new(ctx, state).spawn())
 }

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::game::rating::Glicko;
 use crate::game::{GameNotice, Games, Seat};
+use crate::play::lobby::LobbyRefusal;
 use crate::rules::{Color, Variant};
 use crate::store::Store;
 use crate::wire::lobby::GameStartedView;
@@ -267,7 +268,7 @@ impl LobbyActor {
             LobbyCmd::Set(Some((name, value))) => {
                 let change = self.state.prepare_setting(me, name, &value)?;
                 self.store.save_user_settings(me, &change.settings).await?;
-                return self.state.apply_setting(me, change);
+                return Ok(self.state.apply_setting(me, change)?);
             }
             LobbyCmd::Noplay(change) => return self.noplay(me, change).await,
             LobbyCmd::Rematch => {
@@ -314,7 +315,7 @@ impl LobbyActor {
             .store
             .last_game_of(me)
             .await?
-            .ok_or(LobbyError::NoPreviousGame)?;
+            .ok_or(LobbyRefusal::NoPreviousGame)?;
         let opponent = if last.white_id == me {
             last.black_id
         } else {
@@ -324,7 +325,7 @@ impl LobbyActor {
             .store
             .user_by_id(opponent)
             .await?
-            .ok_or(LobbyError::NoPreviousGame)?;
+            .ok_or(LobbyRefusal::NoPreviousGame)?;
         let request = super::state::rematch_request(me, &last, opponent.username)?;
         self.user_named(&request.user).await?;
         Ok(request)

@@ -3,11 +3,10 @@
 //! user's seeks pairing at once, an accept against a pairing) is decided by the order in
 //! which the actor takes its messages.
 //!
-//! - [`command`]: the FICS-style text commands (`seek 5 0 rated chazz`) and the JSON
-//!   messages (`crate::wire::lobby`) turned into one typed [`LobbyCmd`]; the text of replies.
-//! - `state`: the lobby as plain state: seeks, challenges, users, formulas, presence and
-//!   the FICS matching rules (see `docs/protocol.md`, "Lobby"), one file per group of commands.
-//! - `actor`: the task around the state, doing its I/O (store, game creation, sending).
+//! The pure lobby is `oddboard_play::lobby` ([`LobbyState`](state::LobbyState), the FICS
+//! commands in [`command`], [`LobbyRefusal`]): seeks, challenges, users, formulas, presence
+//! and the FICS matching rules (see `docs/protocol.md`, "Lobby"). Here is the task around it,
+//! doing its I/O (store, game creation, sending): `actor`, reached through [`LobbyHandle`].
 //!
 //! Games are started through [`Games::create_started`]; the lobby learns about every other
 //! game start (rematches, open challenges) and end from [`Games::notices`], removes the
@@ -15,187 +14,27 @@
 //! ends. Read-only commands (`games`, `history`, `finger`) go straight to the store.
 
 mod actor;
-pub mod command;
-mod state;
 
-use super::formula::FormulaError;
-use super::{GameError, Games};
-use crate::rules::Variant;
-use crate::store::{RatingHistoryEntry, RatingRecord, Store, StoreError};
-pub use crate::wire::lobby::{
-    ChallengeView, FingerView, GameStartedView, MatchRequest, RatingView, ReplyData, SeekRequest,
-    SeekView,
+pub use crate::play::lobby::{
+    command, state, ChallengeView, FingerView, GameStartedView, LobbyCmd, LobbyRefusal, LobbyReply,
+    LobbySettings, LobbyUser, MatchRequest, PlayTarget, RatingView, ReplyData, SeekRequest,
+    SeekView, SettingName, Which, HISTORY_LINES, MAX_INC, MAX_RATING, MAX_SEEKS, MAX_TIME,
 };
+
+use super::{GameError, Games};
+use crate::play::Refusal;
+use crate::rules::Variant;
+use crate::store::{RatingHistoryEntry, Store, StoreError};
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-/// At most this many open seeks per user (FatICS's limit).
-pub const MAX_SEEKS: usize = 3;
-/// Longest time and increment a seek or match may ask for (minutes, seconds).
-pub const MAX_TIME: u32 = 180;
-pub const MAX_INC: u32 = 180;
-/// The highest rating a seek's range may name (FICS's); the lowest is 0.
-pub const MAX_RATING: i64 = 9999;
-/// How many lines `history` shows.
-pub const HISTORY_LINES: i64 = 10;
-
-/// Timings of the lobby; shorter in tests.
-///
-/// A user's seeks and challenges never outlive their last lobby connection: they go the
-/// moment it closes (`docs/protocol.md`, "Seeks and matching").
-#[derive(Clone, Debug)]
-pub struct LobbySettings {
-    /// How long the lobby keeps a user with no lobby connection loaded (ratings, settings,
-    /// formulas), so that a page reload does not read them again.
-    pub forget_after: Duration,
-    /// How long a seek number rests before it is handed out again (FICS: 90 s).
-    pub seek_number_reuse: Duration,
-    /// How long each player of a game the lobby paired has to open it before it is aborted
-    /// (far less than the first-move limit: a pairing is meant to be played at once).
-    pub join_limit: Duration,
-    /// How long the list of a user's seeks that went when they left waits for them to come
-    /// back (it is sent as a `notice` on their next lobby connection).
-    pub missed_notice_keep: Duration,
-}
-
-impl Default for LobbySettings {
-    fn default() -> Self {
-        LobbySettings {
-            forget_after: Duration::from_secs(5),
-            seek_number_reuse: Duration::from_secs(90),
-            join_limit: Duration::from_secs(15),
-            missed_notice_keep: Duration::from_secs(60 * 60),
-        }
-    }
-}
-
-/// A signed-in user as the lobby needs them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LobbyUser {
-    pub user_id: Uuid,
-    pub name: String,
-    /// Registered account (not a guest).
-    pub registered: bool,
-}
-
-/// Which challenge `accept`, `decline` and `withdraw` mean: a number, the other user's name,
-/// or every one. None: the only one there is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Which {
-    Id(u32),
-    User(String),
-    All,
-}
-
-/// What `play` responds to: a seek number or the seeker's name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlayTarget {
-    Seek(u32),
-    User(String),
-}
-
-/// A lobby setting (`set <name> <value>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SettingName {
-    Time,
-    Inc,
-    Variant,
-    /// The formula (0) or f1..f9.
-    Formula(u8),
-}
-
-/// Every lobby command, whichever form it arrived in (text or JSON).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LobbyCmd {
-    Seek(SeekRequest),
-    /// One seek, or all of the user's.
-    Unseek(Option<u32>),
-    /// The seeks the user is eligible for, or every seek.
-    Sought {
-        all: bool,
-    },
-    Play(PlayTarget),
-    Match(MatchRequest),
-    Accept(Option<Which>),
-    Decline(Option<Which>),
-    Withdraw(Option<Which>),
-    /// Challenges to and from the user.
-    Pending,
-    /// Shows the settings (None) or sets one ('' clears a formula).
-    Set(Option<(SettingName, String)>),
-    /// Lists the noplay list (None), adds (true) or removes (false) a user.
-    Noplay(Option<(String, bool)>),
-    /// Challenges the last opponent to the same game with colours swapped.
-    Rematch,
-    Games,
-    History(Option<String>),
-    Finger(Option<String>),
-    Help,
-}
-
-impl From<&RatingRecord> for RatingView {
-    fn from(r: &RatingRecord) -> Self {
-        let glicko = super::rating::Glicko::from(r.values);
-        RatingView {
-            variant: r.variant,
-            rating: glicko.rounded(),
-            deviation: r.values.deviation,
-            volatility: r.values.volatility,
-            provisional: glicko.is_provisional(),
-            games: r.games,
-            wins: r.wins,
-            losses: r.losses,
-            draws: r.draws,
-        }
-    }
-}
-
-/// A successful command's answer: FICS-like text for the console, data for programs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LobbyReply {
-    pub text: String,
-    pub data: ReplyData,
-}
-
-/// Why the lobby refused a command. Each has a stable snake_case code and FICS-like text.
+/// Why the lobby did not carry out a command: its rules refused it ([`LobbyRefusal`]), or the
+/// game it would start, the store or the lobby's actor failed.
 #[derive(Debug)]
 pub enum LobbyError {
-    /// Not a command, or its arguments do not parse: the usage.
-    BadCommand(String),
-    UnknownUser(String),
-    NotOnline(String),
-    /// A seek or a challenge from a user with no lobby connection: it could not outlive the
-    /// request, since offers go when their owner's last connection closes.
-    NotInLobby,
-    /// Guests can only play unrated games.
-    GuestRated,
-    TooManySeeks,
-    DuplicateSeek,
-    /// A time, increment, range or setting value out of bounds.
-    InvalidValue(String),
-    NoSuchSeek,
-    OwnSeek,
-    SelfChallenge,
-    RatingOutOfRange {
-        user: String,
-    },
-    /// The other side's formula refused.
-    FormulaRejected {
-        user: String,
-    },
-    /// One side has the other on its noplay list; `yours` when it is the sender's list.
-    Noplay {
-        user: String,
-        yours: bool,
-    },
-    NoChallenge,
-    /// Several challenges are pending: say which.
-    Ambiguous,
-    NoPreviousGame,
-    BadFormula(FormulaError),
+    Refused(LobbyRefusal),
     Game(GameError),
     Store(StoreError),
     /// The lobby actor is gone (shutting down).
@@ -206,24 +45,7 @@ impl LobbyError {
     /// The stable code sent to clients.
     pub fn code(&self) -> &'static str {
         match self {
-            LobbyError::BadCommand(_) => "bad_command",
-            LobbyError::UnknownUser(_) => "unknown_user",
-            LobbyError::NotOnline(_) => "user_not_online",
-            LobbyError::NotInLobby => "not_in_lobby",
-            LobbyError::GuestRated => "guests_play_unrated",
-            LobbyError::TooManySeeks => "too_many_seeks",
-            LobbyError::DuplicateSeek => "duplicate_seek",
-            LobbyError::InvalidValue(_) => "invalid_value",
-            LobbyError::NoSuchSeek => "no_such_seek",
-            LobbyError::OwnSeek => "own_seek",
-            LobbyError::SelfChallenge => "self_challenge",
-            LobbyError::RatingOutOfRange { .. } => "rating_out_of_range",
-            LobbyError::FormulaRejected { .. } => "formula_rejected",
-            LobbyError::Noplay { .. } => "noplay",
-            LobbyError::NoChallenge => "no_challenge",
-            LobbyError::Ambiguous => "ambiguous",
-            LobbyError::NoPreviousGame => "no_previous_game",
-            LobbyError::BadFormula(_) => "bad_formula",
+            LobbyError::Refused(refusal) => refusal.code(),
             LobbyError::Game(e) => e.code(),
             LobbyError::Store(e) if e.is_unavailable() => "store_unavailable",
             LobbyError::Store(_) => "internal",
@@ -235,46 +57,7 @@ impl LobbyError {
 impl fmt::Display for LobbyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LobbyError::BadCommand(usage) => f.write_str(usage),
-            LobbyError::UnknownUser(name) => {
-                write!(f, "There is no player matching the name {name}.")
-            }
-            LobbyError::NotOnline(name) => write!(f, "{name} is not logged in."),
-            LobbyError::NotInLobby => f.write_str(
-                "You are not in the lobby: seeks and challenges last only while you have it \
-                 open (the lobby page, or a /ws/lobby connection).",
-            ),
-            LobbyError::GuestRated => {
-                f.write_str("Only registered players can play rated games.")
-            }
-            LobbyError::TooManySeeks => {
-                write!(f, "You can only have {MAX_SEEKS} active seeks.")
-            }
-            LobbyError::DuplicateSeek => {
-                f.write_str("You already have an active seek with the same parameters.")
-            }
-            LobbyError::InvalidValue(why) => f.write_str(why),
-            LobbyError::NoSuchSeek => f.write_str("That seek is not available."),
-            LobbyError::OwnSeek => f.write_str("You cannot respond to your own seek."),
-            LobbyError::SelfChallenge => f.write_str("You can't match yourself."),
-            LobbyError::RatingOutOfRange { user } => {
-                write!(f, "Your rating does not fit {user}'s seek range.")
-            }
-            LobbyError::FormulaRejected { user } => {
-                write!(f, "Match request does not meet {user}'s formula.")
-            }
-            LobbyError::Noplay { user, yours: true } => {
-                write!(f, "You have {user} on your noplay list.")
-            }
-            LobbyError::Noplay { user, yours: false } => {
-                write!(f, "You are on {user}'s noplay list.")
-            }
-            LobbyError::NoChallenge => f.write_str("There are no offers pending."),
-            LobbyError::Ambiguous => f.write_str(
-                "You have more than one pending offer. Please specify which one (by number or name).",
-            ),
-            LobbyError::NoPreviousGame => f.write_str("You have no previous game to rematch."),
-            LobbyError::BadFormula(e) => write!(f, "Bad formula: {e}."),
+            LobbyError::Refused(refusal) => refusal.fmt(f),
             LobbyError::Game(e) => write!(f, "The game could not be created: {e}."),
             LobbyError::Store(e) if e.is_unavailable() => {
                 f.write_str("The database is unavailable; try again shortly.")
@@ -286,6 +69,12 @@ impl fmt::Display for LobbyError {
 }
 
 impl std::error::Error for LobbyError {}
+
+impl From<LobbyRefusal> for LobbyError {
+    fn from(refusal: LobbyRefusal) -> Self {
+        LobbyError::Refused(refusal)
+    }
+}
 
 impl From<StoreError> for LobbyError {
     fn from(e: StoreError) -> Self {
@@ -299,19 +88,25 @@ impl From<GameError> for LobbyError {
     }
 }
 
+impl From<Refusal> for LobbyError {
+    fn from(refusal: Refusal) -> Self {
+        LobbyError::Game(GameError::Refused(refusal))
+    }
+}
+
 /// A user by name, any case.
 ///
 /// # Errors
-/// [`LobbyError::UnknownUser`] (also for a name no account can have, such as one with a NUL,
+/// [`LobbyRefusal::UnknownUser`] (also for a name no account can have, such as one with a NUL,
 /// which the database would refuse), store failures.
 async fn find_user(store: &Store, name: &str) -> Result<crate::store::User, LobbyError> {
     if name.contains('\0') {
-        return Err(LobbyError::UnknownUser(name.replace('\0', "")));
+        return Err(LobbyRefusal::UnknownUser(name.replace('\0', "")).into());
     }
     store
         .user_by_name(name)
         .await?
-        .ok_or_else(|| LobbyError::UnknownUser(name.to_string()))
+        .ok_or_else(|| LobbyRefusal::UnknownUser(name.to_string()).into())
 }
 
 /// One lobby connection's stream: the snapshot first, then live events (serialized JSON).
@@ -506,7 +301,7 @@ impl LobbyHandle {
     /// `finger`: a user's ratings per variant and rated results.
     ///
     /// # Errors
-    /// [`LobbyError::UnknownUser`], store failures.
+    /// [`LobbyRefusal::UnknownUser`], store failures.
     pub async fn finger(&self, name: &str) -> Result<FingerView, LobbyError> {
         let user = self.user_named(name).await?;
         let ratings = self.store.ratings(user.user_id).await?;
@@ -522,7 +317,7 @@ impl LobbyHandle {
     /// A user's rating after each rated game, oldest first.
     ///
     /// # Errors
-    /// [`LobbyError::UnknownUser`], store failures.
+    /// [`LobbyRefusal::UnknownUser`], store failures.
     pub async fn rating_history(
         &self,
         name: &str,
@@ -531,16 +326,5 @@ impl LobbyHandle {
         let user = self.user_named(name).await?;
         let history = self.store.rating_history(user.user_id, variant).await?;
         Ok((user.username, history))
-    }
-}
-
-#[cfg(test)]
-mod settings_tests {
-    use super::LobbySettings;
-    use crate::game::GameSettings;
-
-    #[test]
-    fn a_paired_game_waits_for_its_players_less_than_for_a_first_move() {
-        assert!(LobbySettings::default().join_limit < GameSettings::default().first_move_limit);
     }
 }

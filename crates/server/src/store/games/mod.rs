@@ -9,9 +9,7 @@
 //! writes them in batches ([`super::changes`]); the few changes made here one at a time use
 //! the same statements.
 
-mod types;
-
-pub use types::*;
+use crate::play::record::*;
 
 use super::changes::rows::{insert_game, record_end, seat_players};
 use super::{GameChange, Store, StoreError};
@@ -159,7 +157,34 @@ impl TryFrom<SummaryRow> for GameSummary {
 struct GameActionRow {
     game_id: Uuid,
     #[sqlx(flatten)]
-    action: ActionRecord,
+    action: ActionRow,
+}
+
+/// A `game_action` row as read ([`ACTION_COLUMNS`]); the other layers see it as an
+/// [`ActionRecord`], which knows nothing of rows.
+#[derive(sqlx::FromRow)]
+struct ActionRow {
+    ply: i32,
+    machine: String,
+    human: String,
+    white_ms: Option<i64>,
+    black_ms: Option<i64>,
+    rolls: Option<serde_json::Value>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<ActionRow> for ActionRecord {
+    fn from(row: ActionRow) -> Self {
+        ActionRecord {
+            ply: row.ply,
+            machine: row.machine,
+            human: row.human,
+            white_ms: row.white_ms,
+            black_ms: row.black_ms,
+            rolls: row.rolls,
+            created_at: row.created_at,
+        }
+    }
 }
 
 /// Parses a stored id, reporting the column if the code no longer knows it.
@@ -276,12 +301,13 @@ impl Store {
         let Some(row) = row else {
             return Ok(None);
         };
-        let actions = sqlx::query_as::<_, ActionRecord>(&format!(
+        let actions = sqlx::query_as::<_, ActionRow>(&format!(
             "select {ACTION_COLUMNS} from game_action where game_id = $1 order by ply"
         ))
         .bind(game_id)
         .fetch_all(&self.pool)
         .await?;
+        let actions = actions.into_iter().map(ActionRecord::from).collect();
         let mut record = row.into_record(actions)?;
         record.adjustments = (self.adjustments_of(&[game_id]).await?)
             .remove(&game_id)
@@ -337,7 +363,10 @@ impl Store {
         .await?;
         let mut actions: HashMap<Uuid, Vec<ActionRecord>> = HashMap::new();
         for row in action_rows {
-            actions.entry(row.game_id).or_default().push(row.action);
+            actions
+                .entry(row.game_id)
+                .or_default()
+                .push(row.action.into());
         }
         let mut adjustments = self.adjustments_of(&ids).await?;
         rows.into_iter()
