@@ -23,13 +23,6 @@ const PROMOTION_NAMES = { q: 'Queen', r: 'Rook', b: 'Bishop', n: 'Knight', k: 'K
 /// Promotion letters in the order a premove prefers them (a queen first, as lichess does).
 const PROMOTION_ORDER = 'qrbndk';
 
-/// Escapes text for HTML and SVG markup.
-export function esc(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[c]);
-}
-
 /// The square name of file index f and rank index r on a board.
 export function squareName(board, f, r) {
   return board.file_labels[f].toLowerCase() + board.rank_labels[r];

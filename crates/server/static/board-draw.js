@@ -14,7 +14,8 @@
 // the left file, files at the bottom right of the bottom rank), so no badge covers them.
 
 import { pieceSvg, ROLE_NAMES } from './pieces.js';
-import { esc, squareName, squareLabel } from './board-actions.js';
+import { squareName, squareLabel } from './board-actions.js';
+import { esc } from './dom.js';
 
 export const CELL = 100;
 

@@ -18,7 +18,7 @@ import { actionsBetween, parseActions } from './board-actions.js';
 import { boardMarkup, boardName, CELL, legendElement, squarePos } from './board-draw.js';
 import { ROLE_NAMES } from './pieces.js';
 
-export { esc, parseActions, squareIndex } from './board-actions.js';
+export { parseActions, squareIndex } from './board-actions.js';
 
 const ANIMATION_MS = 150;
 /// More pieces than this changing place is no single action to animate (a resynchronisation).

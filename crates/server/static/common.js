@@ -1,5 +1,7 @@
 // Shared helpers of the pages: JSON requests, the signed-in user, names of outcomes.
 
+import { esc } from './dom.js';
+
 /// A JSON request; resolves to the parsed body, rejects with an Error carrying the API's
 /// `error` code and message.
 export async function api(path, body, method) {
@@ -179,11 +181,4 @@ export function wireHeader() {
       out.textContent = 'Sign out (failed, retry)';
     }
   });
-}
-
-/// Escapes text for HTML markup.
-export function esc(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[c]);
 }

@@ -17,11 +17,11 @@ import { ChatPanel } from './game/chat.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
+import { $ } from './dom.js';
 
 wireHeader();
-const root = document.getElementById('game');
+const root = $('game');
 const gameId = root.dataset.gameId;
-const $ = (id) => document.getElementById(id);
 const other = (color) => (color === 'white' ? 'black' : 'white');
 
 const state = {

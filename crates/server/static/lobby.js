@@ -17,11 +17,11 @@
 // opponent filled in, `?computer=VARIANT` the computer dialog with that variant,
 // `?variant=VARIANT` highlights that variant's row of the grid.
 
-import { api, myName, clockText, wireHeader, esc } from './common.js';
+import { api, myName, clockText, wireHeader } from './common.js';
+import { $, esc } from './dom.js';
 import { LiveBoards } from './lobby/live.js';
 
 wireHeader();
-const $ = (id) => document.getElementById(id);
 const VARIANT_NAMES = {};
 for (const o of document.querySelectorAll('#seek-variant option')) VARIANT_NAMES[o.value] = o.textContent;
 const vname = (v) => VARIANT_NAMES[v] || v;

@@ -9,7 +9,8 @@
 // side in it, the main board first.
 
 import { CELL, cellAt, pieceMarkup } from './board-draw.js';
-import { esc, squareName } from './board-actions.js';
+import { squareName } from './board-actions.js';
+import { esc } from './dom.js';
 
 /// The gap between two boards of one picture, in board units.
 const GAP = 40;

@@ -7,13 +7,13 @@
 // rendered by the server, the chart has a fixed shape, the games come last on the page with
 // their pager above them), so the page does not move as it loads.
 
-import { api, clockText, outcomeText, scoreText, wireHeader, esc } from './common.js';
+import { api, clockText, outcomeText, scoreText, wireHeader } from './common.js';
+import { $, esc } from './dom.js';
 import { miniBoardSvg } from './miniboard.js';
 
 wireHeader();
-const root = document.getElementById('player');
+const root = $('player');
 const name = root.dataset.username;
-const $ = (id) => document.getElementById(id);
 const userPath = `/api/users/${encodeURIComponent(name)}`;
 const VARIANT_NAMES = {};
 for (const o of $('chart-variant').options) VARIANT_NAMES[o.value] = o.textContent;

@@ -8,11 +8,11 @@
 import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
+import { $ } from './dom.js';
 
 wireHeader();
-const root = document.getElementById('replay');
+const root = $('replay');
 const gameId = root.dataset.gameId;
-const $ = (id) => document.getElementById(id);
 const board = new BoardView($('boards'), {});
 const state = { data: null, ply: 0, flipped: false, analysis: null };
 window.oddboard = state;

@@ -10,7 +10,8 @@
 // game page's spectator count is only of people on the game page.
 
 import { miniBoardSvg, applyUpdate } from '../miniboard.js';
-import { esc, outcomeText, clockText } from '../common.js';
+import { outcomeText, clockText } from '../common.js';
+import { esc } from '../dom.js';
 
 /// At most this many boards: enough to pick a game, few enough for a phone.
 export const MAX_LIVE_BOARDS = 6;
