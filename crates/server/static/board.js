@@ -81,7 +81,8 @@ export class BoardView {
     this.skipAnimation = false;
     this.animations = [];
     this.lastAnimation = []; // what the last update slid, for the tests
-    // For the browser tests and curious people, as the game page's `window.oddboard`.
+    // For the browser tests, which find a page's boards from their container: a page may have
+    // several (the variant pages' try boards), so they are not one test hook (test-hook.js).
     container.boardView = this;
     window.addEventListener('resize', () => this.layout());
     // The container's width also changes without a window resize (a scrollbar appearing as

@@ -18,6 +18,7 @@ import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
 import { $ } from './dom.js';
+import { showToTests } from './test-hook.js';
 
 wireHeader();
 const root = $('game');
@@ -39,7 +40,7 @@ const state = {
   missing: false,
   history: new History(gameId),
 };
-window.oddboard = state; // for the browser tests and for curious people
+showToTests('oddboard', state);
 
 const board = new BoardView($('boards'), {
   picker: $('picker'),

@@ -19,6 +19,7 @@
 
 import { api, myName, clockText, wireHeader } from './common.js';
 import { $, esc } from './dom.js';
+import { showToTests } from './test-hook.js';
 import { LiveBoards } from './lobby/live.js';
 
 wireHeader();
@@ -36,7 +37,7 @@ const lobby = {
   /// The quick-pairing search under way: `{ id, variant, time, inc }`.
   searching: null,
 };
-window.oddboard = { lobby };
+showToTests('oddboard', { lobby });
 
 // Account and the sign-in dialog ---------------------------------------------------------
 /// What a signed-out visitor asked for, carried out after they sign in.

@@ -9,13 +9,14 @@ import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
 import { $ } from './dom.js';
+import { showToTests } from './test-hook.js';
 
 wireHeader();
 const root = $('replay');
 const gameId = root.dataset.gameId;
 const board = new BoardView($('boards'), {});
 const state = { data: null, ply: 0, flipped: false, analysis: null };
-window.oddboard = state;
+showToTests('oddboard', state);
 
 function show(ply) {
   const data = state.data;

@@ -1,12 +1,16 @@
 // The game page's sounds, synthesised with WebAudio (no sound files to fetch): a move, a
 // capture, check, the game's start and end, and low time. The mute switch is kept in the
-// browser (localStorage). Every sound asked for is also pushed to `window.oddboardSounds`,
-// played or not (muted, no audio device, a browser that has not let the page play sound
-// yet), so that tests can see which sounds the page meant to play.
+// browser (localStorage). Every sound asked for is also listed in `asked`, played or not
+// (muted, no audio device, a browser that has not let the page play sound yet), which the
+// browser tests read as `window.oddboardSounds` to see which sounds the page meant to play.
+
+import { showToTests } from '../test-hook.js';
 
 const MUTED_KEY = 'oddboard.sound.muted';
 
-window.oddboardSounds = window.oddboardSounds || [];
+/** @type {string[]} */
+const asked = [];
+showToTests('oddboardSounds', asked);
 
 let context = null;
 
@@ -49,7 +53,7 @@ for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, w
 
 /// Plays the named sound (one of `SOUNDS`), unless muted.
 export function play(name) {
-  window.oddboardSounds.push(name);
+  asked.push(name);
   if (muted() || !SOUNDS[name]) return;
   const ctx = audio();
   if (!ctx || ctx.state !== 'running') return;
