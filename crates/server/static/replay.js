@@ -10,6 +10,7 @@ import { BoardView } from './board.js';
 import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
 import { $ } from './dom.js';
 import { showToTests } from './test-hook.js';
+import { commitmentOf, hmacKey, rollDie, unhex } from './dice-verify.js';
 
 wireHeader();
 const root = $('replay');
@@ -107,35 +108,6 @@ document.addEventListener('keydown', (e) => {
 });
 
 // Dice verification ---------------------------------------------------------------------------
-const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
-
-async function hmac(key, message) {
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, message));
-}
-
-/// The value of die `index` with `sides` sides: the first of the four big-endian u64 words
-/// of the MAC below 2^64 − (2^64 mod sides), reduced mod sides, plus one; if all four are
-/// rejected, the next MACs add an attempt counter (u32 big-endian).
-async function rollDie(key, gameIdBytes, index, sides) {
-  const n = BigInt(sides);
-  const limit = (1n << 64n) - ((1n << 64n) % n);
-  for (let attempt = 0; attempt < 16; attempt++) {
-    const extra = attempt === 0 ? 0 : 4;
-    const message = new Uint8Array(gameIdBytes.length + 8 + extra);
-    message.set(gameIdBytes, 0);
-    new DataView(message.buffer).setBigUint64(gameIdBytes.length, BigInt(index));
-    if (attempt) new DataView(message.buffer).setUint32(gameIdBytes.length + 8, attempt);
-    const mac = await hmac(key, message);
-    const view = new DataView(mac.buffer);
-    for (let w = 0; w < 4; w++) {
-      const word = view.getBigUint64(w * 8);
-      if (word < limit) return Number(word % n) + 1;
-    }
-  }
-  return null;
-}
-
 async function verifyDice(d) {
   $('dice').hidden = false;
   const result = $('dice-result');
@@ -156,8 +128,8 @@ async function verifyDice(d) {
     return;
   }
   const seed = unhex(record.seed);
-  const commitment = hex(await crypto.subtle.digest('SHA-256', seed));
-  const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const commitment = await commitmentOf(seed);
+  const key = await hmacKey(seed);
   const gid = new TextEncoder().encode(record.game_id);
   let rolls = 0;
   let bad = 0;
