@@ -14,13 +14,13 @@ export const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(1
 /**
  * The bytes of a hexadecimal text (the server's seeds).
  * @param {string} text
- * @returns {Uint8Array}
+ * @returns {Uint8Array<ArrayBuffer>}
  */
 export const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
 
 /**
  * The commitment published before the game: the hex SHA-256 of the seed.
- * @param {Uint8Array} seed
+ * @param {Uint8Array<ArrayBuffer>} seed
  * @returns {Promise<string>}
  */
 export async function commitmentOf(seed) {
@@ -29,7 +29,7 @@ export async function commitmentOf(seed) {
 
 /**
  * The seed as an HMAC-SHA256 key for `rollDie`.
- * @param {Uint8Array} seed
+ * @param {Uint8Array<ArrayBuffer>} seed
  * @returns {Promise<CryptoKey>}
  */
 export function hmacKey(seed) {
@@ -38,7 +38,7 @@ export function hmacKey(seed) {
 
 /**
  * @param {CryptoKey} key
- * @param {Uint8Array} message
+ * @param {Uint8Array<ArrayBuffer>} message
  * @returns {Promise<Uint8Array>}
  */
 async function hmac(key, message) {

@@ -16,23 +16,41 @@ wireHeader();
 const root = $('player');
 const name = root.dataset.username;
 const userPath = `/api/users/${encodeURIComponent(name)}`;
+/** @type {Record<string, string>} */
 const VARIANT_NAMES = {};
-for (const o of $('chart-variant').options) VARIANT_NAMES[o.value] = o.textContent;
+/** @type {HTMLSelectElement} */
+const chartVariant = $('chart-variant');
+/** @type {HTMLSelectElement} */
+const filterVariant = $('filter-variant');
+/** @type {HTMLSelectElement} */
+const filterResult = $('filter-result');
+/** @type {HTMLButtonElement} */
+const prevPage = $('prev-page');
+/** @type {HTMLButtonElement} */
+const nextPage = $('next-page');
+for (const o of chartVariant.options) VARIANT_NAMES[o.value] = o.textContent;
 const PER_PAGE = 20;
 /// Board requests in flight at once: a page of games asks for up to PER_PAGE.
 const BOARD_REQUESTS = 4;
 let page = 1;
 /// Rating history by variant, oldest first.
+/** @type {Record<string, import('./types.js').RatingEntry[]>} */
 const history = {};
 /// Finished games' boards by game id (they never change), for paging back; at most
 /// BOARDS_KEPT.
+/** @type {Map<string, any>} */
 const boards = new Map();
 const BOARDS_KEPT = 200;
 /// Which list of games is the latest asked for: an older answer does not replace it.
 let listed = 0;
 
+/** @param {string | null} other */
 const samePlayer = (other) => !!other && other.toLowerCase() === name.toLowerCase();
 
+/**
+ * @param {import('./types.js').GameSummary} g
+ * @returns {'win' | 'draw' | 'loss' | null} the player's
+ */
 function myResult(g) {
   if (!g.outcome || g.outcome.reason === 'aborted') return null;
   if (!g.outcome.winner) return 'draw';
@@ -41,8 +59,11 @@ function myResult(g) {
 
 // ---- ratings and results -------------------------------------------------------------------
 
+/** @returns {Promise<Record<string, { rating: number, provisional: boolean }>>} the player's ratings by variant */
 async function loadRatings() {
+  /** @type {Record<string, { rating: number, provisional: boolean }>} */
   const ratings = {};
+  /** @type {Record<string, { finished: number, wins: number, draws: number, losses: number }>} */
   const results = {};
   try {
     const finger = await api(userPath);
@@ -50,13 +71,13 @@ async function loadRatings() {
     const counted = await api(`${userPath}/results`);
     for (const entry of counted.results) results[entry.variant] = entry;
   } catch (_) { /* unknown player: the games list says so */ }
-  for (const row of $('ratings').rows) {
+  for (const row of /** @type {HTMLTableElement} */ ($('ratings')).rows) {
     const variant = row.dataset.variant;
     const rating = ratings[variant];
     const r = results[variant] || { finished: 0, wins: 0, draws: 0, losses: 0 };
     const cells = row.cells;
     cells[1].textContent = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''}` : '—';
-    cells[2].textContent = r.finished;
+    cells[2].textContent = String(r.finished);
     cells[3].textContent = `${r.wins} / ${r.draws} / ${r.losses}`;
   }
   return ratings;
@@ -64,6 +85,10 @@ async function loadRatings() {
 
 // ---- the rating chart ----------------------------------------------------------------------
 
+/**
+ * @param {string} variant
+ * @param {Record<string, { provisional: boolean }>} ratings
+ */
 function showChart(variant, ratings) {
   const entries = history[variant] || [];
   const label = VARIANT_NAMES[variant] || variant;
@@ -84,24 +109,25 @@ function showChart(variant, ratings) {
     + `<td>${esc(dateText(e.created_at))}</td><td>${Math.round(e.rating)}</td></tr>`).join('');
 }
 
+/** @param {Record<string, { provisional: boolean }>} ratings */
 async function loadChart(ratings) {
   try {
     const data = await api(`${userPath}/ratings/history`);
     for (const entry of data.history) (history[entry.variant] ||= []).push(entry);
   } catch (_) { /* unknown player: no history */ }
   // The variant played most, rated, is the one shown first.
-  const counts = Object.entries(history).map(([v, list]) => [v, list.length]);
+  const counts = Object.entries(history).map(([v, list]) => /** @type {[string, number]} */ ([v, list.length]));
   counts.sort((a, b) => b[1] - a[1]);
-  if (counts.length) $('chart-variant').value = counts[0][0];
-  const redraw = () => showChart($('chart-variant').value, ratings);
+  if (counts.length) chartVariant.value = counts[0][0];
+  const redraw = () => showChart(chartVariant.value, ratings);
   redraw();
-  $('chart-variant').addEventListener('change', redraw);
+  chartVariant.addEventListener('change', redraw);
   // A new width redraws the picture only: the caption and the table do not depend on it.
   let width = $('chart').clientWidth;
   new ResizeObserver(() => {
     if ($('chart').clientWidth === width) return;
     width = $('chart').clientWidth;
-    const entries = history[$('chart-variant').value] || [];
+    const entries = history[chartVariant.value] || [];
     if (entries.length) $('chart').innerHTML = chartSvg(entries, 'chart-caption', width);
   }).observe($('chart'));
 }
@@ -110,8 +136,9 @@ async function loadChart(ratings) {
 
 /// Fills each `.mini-box[data-game]` of the list with its game's board, a few requests at a
 /// time; a later page replaces the list, and boards of rows gone are not drawn.
+/** @param {HTMLElement} list */
 async function drawBoards(list) {
-  const queue = [...list.querySelectorAll('.mini-box[data-game]')];
+  const queue = /** @type {HTMLElement[]} */ ([...list.querySelectorAll('.mini-box[data-game]')]);
   const worker = async () => {
     for (let box = queue.shift(); box; box = queue.shift()) {
       const id = box.dataset.game;
@@ -137,10 +164,15 @@ async function drawBoards(list) {
   await Promise.all(Array.from({ length: BOARD_REQUESTS }, worker));
 }
 
+/**
+ * @param {import('./types.js').GameSummary} g
+ * @returns {string}
+ */
 function gameRow(g) {
   const aborted = g.outcome && g.outcome.reason === 'aborted';
   const score = g.outcome && !aborted ? scoreText(g.outcome) : g.status;
   const mine = myResult(g);
+  /** @param {string | null} who */
   const player = (who) => (who ? `<a href="/player/${encodeURIComponent(who)}">${esc(who)}</a>` : '?');
   const watch = g.status === 'active';
   return `<tr data-game="${esc(g.game_id)}"${mine ? ` class="res-${mine}"` : ''}>`
@@ -154,9 +186,9 @@ function gameRow(g) {
 }
 
 async function loadGames() {
-  const variant = $('filter-variant').value;
-  const result = $('filter-result').value;
-  const query = new URLSearchParams({ page, per_page: PER_PAGE });
+  const variant = filterVariant.value;
+  const result = filterResult.value;
+  const query = new URLSearchParams({ page: String(page), per_page: String(PER_PAGE) });
   if (variant) query.set('variant', variant);
   if (result) query.set('result', result);
   root.dataset.boards = 'loading';
@@ -171,15 +203,15 @@ async function loadGames() {
   if (mine !== listed) return;
   $('games').innerHTML = data.games.map(gameRow).join('') || '<tr><td colspan="3" class="muted">No games.</td></tr>';
   $('page-label').textContent = `Page ${page}`;
-  $('prev-page').disabled = page <= 1;
-  $('next-page').disabled = data.games.length < PER_PAGE;
+  prevPage.disabled = page <= 1;
+  nextPage.disabled = data.games.length < PER_PAGE;
   await drawBoards($('games'));
   if (mine === listed) root.dataset.boards = 'drawn';
 }
 
-$('filter-variant').addEventListener('change', () => { page = 1; loadGames(); });
-$('filter-result').addEventListener('change', () => { page = 1; loadGames(); });
-$('prev-page').addEventListener('click', () => { page = Math.max(1, page - 1); loadGames(); });
-$('next-page').addEventListener('click', () => { page += 1; loadGames(); });
+filterVariant.addEventListener('change', () => { page = 1; loadGames(); });
+filterResult.addEventListener('change', () => { page = 1; loadGames(); });
+prevPage.addEventListener('click', () => { page = Math.max(1, page - 1); loadGames(); });
+nextPage.addEventListener('click', () => { page += 1; loadGames(); });
 loadGames();
 loadRatings().then(loadChart).then(() => { root.dataset.chart = 'drawn'; });

@@ -11,6 +11,11 @@ const PAD = { left: 44, right: 48, top: 12, bottom: 34 };
 const MIN_WIDTH = 280;
 
 /// Round gridline values covering [lo, hi]: steps of 25, 50, 100 or 200 points.
+/**
+ * @param {number} lo
+ * @param {number} hi
+ * @returns {number[]}
+ */
 export function gridValues(lo, hi) {
   const step = [25, 50, 100, 200, 500].find((s) => (hi - lo) / s <= 5) || 1000;
   const start = Math.floor(lo / step) * step;
@@ -23,10 +28,20 @@ export function gridValues(lo, hi) {
 }
 
 /// A date as the reader's locale writes it.
+/**
+ * @param {string} iso
+ * @returns {string}
+ */
 export const dateText = (iso) => new Date(iso).toLocaleDateString();
 
 /// The SVG of one variant's history (at least one entry), `width` pixels wide, named by
 /// `captionId`.
+/**
+ * @param {import('./types.js').RatingEntry[]} entries
+ * @param {string} captionId
+ * @param {number} width
+ * @returns {string}
+ */
 export function chartSvg(entries, captionId, width) {
   const W = Math.max(MIN_WIDTH, Math.round(width));
   const H = Math.round(W * 0.4);
@@ -36,7 +51,9 @@ export function chartSvg(entries, captionId, width) {
   const hi = grid[grid.length - 1] === lo ? lo + 50 : grid[grid.length - 1];
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
+  /** @param {number} i */
   const x = (i) => PAD.left + (entries.length === 1 ? plotW / 2 : (i * plotW) / (entries.length - 1));
+  /** @param {number} r */
   const y = (r) => PAD.top + plotH - ((r - lo) / (hi - lo)) * plotH;
   let out = `<svg class="rating-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${captionId}" focusable="false">`;
   out += `<rect class="chart-bg" x="${PAD.left}" y="${PAD.top}" width="${plotW}" height="${plotH}"/>`;

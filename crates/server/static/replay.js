@@ -15,10 +15,33 @@ import { commitmentOf, hmacKey, rollDie, unhex } from './dice-verify.js';
 wireHeader();
 const root = $('replay');
 const gameId = root.dataset.gameId;
+/**
+ * A takeback or a gift of more time in the stored game.
+ * @typedef {{ kind: 'takeback' | 'more_time', ply: number, by?: string, to?: string, ms?: number, taken_back?: import('./types.js').MoveView[] }} Adjustment
+ */
+
+/**
+ * `GET /api/games/{id}/replay`: every position of the game, its actions and what else it says.
+ * @typedef {object} Replay
+ * @property {import('./types.js').Snapshot[]} snapshots
+ * @property {import('./types.js').MoveView[]} actions
+ * @property {Adjustment[]} [adjustments]
+ * @property {string | null} white
+ * @property {string | null} black
+ * @property {string} variant_name
+ * @property {string} status
+ * @property {string} result
+ * @property {import('./types.js').Outcome | null} outcome
+ * @property {string | null} [dice_commitment]
+ * @property {string | null} [dice_seed]
+ */
+
 const board = new BoardView($('boards'), {});
+/** @type {{ data: Replay | null, ply: number, flipped: boolean, analysis: { show(ply: number): void } | null }} */
 const state = { data: null, ply: 0, flipped: false, analysis: null };
 showToTests('oddboard', state);
 
+/** @param {number} ply */
 function show(ply) {
   const data = state.data;
   state.ply = Math.max(0, Math.min(ply, data.snapshots.length - 1));
@@ -39,14 +62,20 @@ function show(ply) {
   if (state.analysis) state.analysis.show(state.ply);
 }
 
+/** @param {string} color */
 const colorName = (color) => (color === 'black' ? 'Black' : 'White');
 
 /// A ply as a move list numbers it: `12. Nf3` for White's, `12… Nf6` for Black's.
+/** @param {import('./types.js').MoveView} action */
 const numbered = (action) => `${Math.ceil(action.ply / 2)}${action.ply % 2 ? '.' : '…'} ${action.human}`;
 
 /// Takebacks and gifts of more time, each as a note in the move list after the move it
 /// followed (`ply` is the number of actions right after it). Text only: names and
 /// notations come from the server but are never parsed as HTML.
+/**
+ * @param {HTMLElement} list
+ * @param {Adjustment[]} adjustments
+ */
 function renderAdjustments(list, adjustments) {
   const rows = [...list.children];
   const placed = new Map();
@@ -86,7 +115,7 @@ async function load() {
     graph: $('analysis-graph'), line: $('analysis-line'), drops: $('analysis-drops'),
   }, show, d.snapshots.length);
   const over = d.status === 'finished' || d.status === 'aborted';
-  $('analysis-toggle').disabled = !over;
+  /** @type {HTMLButtonElement} */ ($('analysis-toggle')).disabled = !over;
   if (!over) $('analysis-toggle').title = 'A game can be analysed once it is over.';
   show(d.snapshots.length - 1);
   root.dataset.loaded = 'true';
@@ -99,7 +128,8 @@ $('next').addEventListener('click', () => show(state.ply + 1));
 $('last').addEventListener('click', () => show(Infinity));
 $('flip').addEventListener('click', () => { state.flipped = !state.flipped; show(state.ply); });
 document.addEventListener('keydown', (e) => {
-  if (!state.data || e.target.closest('input, textarea, select')) return;
+  if (!state.data || /** @type {Element} */ (e.target).closest('input, textarea, select')) return;
+  /** @type {Record<string, number>} */
   const moves = { ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, ArrowUp: 0, ArrowDown: Infinity, Home: 0, End: Infinity };
   if (e.key in moves) {
     e.preventDefault();
@@ -108,6 +138,7 @@ document.addEventListener('keydown', (e) => {
 });
 
 // Dice verification ---------------------------------------------------------------------------
+/** @param {Replay} d */
 async function verifyDice(d) {
   $('dice').hidden = false;
   const result = $('dice-result');
