@@ -7,6 +7,32 @@
 
 import { api } from './common.js';
 
+/**
+ * The engine's score of a position, from White's side: centipawns, a mate in so many moves
+ * (negative: Black mates), or the result where the game ended.
+ * @typedef {{ cp: number } | { mate: number } | { result: string }} Score
+ */
+
+/**
+ * A ply of the analysis report: null until it is evaluated.
+ * @typedef {{ score: Score, depth: number, pv: string[], best: string | null } | null} PlyEntry
+ */
+
+/**
+ * A move where the score fell most for the side that played it.
+ * @typedef {{ ply: number, side: string, played: string, best: string | null, loss: number, after: number }} Drop
+ */
+
+/**
+ * `GET /api/games/{id}/analysis`.
+ * @typedef {{ status: string, analysed: number, nodes_per_position: number, plies: PlyEntry[], drops: Drop[] }} Report
+ */
+
+/**
+ * The panel's nodes in the replay page.
+ * @typedef {{ section: HTMLElement, button: HTMLButtonElement, body: HTMLElement, status: HTMLElement, graph: HTMLElement, line: HTMLElement, drops: HTMLElement }} PanelElements
+ */
+
 const CLAMP = 1000;
 const WIDTH = 300;
 const HEIGHT = 100;
@@ -16,6 +42,10 @@ const BUSY_MS = 3000;
 const SVG = 'http://www.w3.org/2000/svg';
 
 /// "+0.35", "-1.20", "#3" (White mates in 3), "#-2", or the result where the game ended.
+/**
+ * @param {Score | null} score
+ * @returns {string}
+ */
 export function scoreText(score) {
   if (!score) return '…';
   if ('result' in score) return score.result;
@@ -25,12 +55,21 @@ export function scoreText(score) {
 }
 
 /// The score as the graph draws it, in centipawns within ±CLAMP.
+/**
+ * @param {Score} score
+ * @returns {number}
+ */
 function clamped(score) {
   if ('result' in score) return score.result === '1-0' ? CLAMP : score.result === '0-1' ? -CLAMP : 0;
   if ('mate' in score) return Math.sign(score.mate) * CLAMP;
   return Math.max(-CLAMP, Math.min(CLAMP, score.cp));
 }
 
+/**
+ * @param {string} name
+ * @param {Record<string, string | number>} attributes
+ * @returns {SVGElement}
+ */
 function svgElement(name, attributes) {
   const el = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) el.setAttribute(key, String(value));
@@ -39,10 +78,20 @@ function svgElement(name, attributes) {
 
 /// The panel. `elements` are the page's nodes, `jump(ply)` shows a ply, `plies` is how many
 /// positions the game has (its actions plus the start).
+/**
+ * @param {string} gameId
+ * @param {PanelElements} elements
+ * @param {(ply: number) => void} jump
+ * @param {number} plies
+ * @returns {{ show(ply: number): void }}
+ */
 export function analysisPanel(gameId, elements, jump, plies) {
+  /** @type {{ report: Report | null, ply: number, timer: ReturnType<typeof setTimeout> | null }} */
   const panel = { report: null, ply: 0, timer: null };
   const { section, button, body, status, graph, line, drops } = elements;
+  /** @param {number} ply */
   const x = (ply) => PAD + (plies > 1 ? (ply * (WIDTH - 2 * PAD)) / (plies - 1) : 0);
+  /** @param {number} cp */
   const y = (cp) => HEIGHT / 2 - (cp / CLAMP) * (HEIGHT / 2 - PAD);
 
   // One SVG for the panel's life, its contents redrawn: it keeps the keyboard focus.
@@ -63,18 +112,20 @@ export function analysisPanel(gameId, elements, jump, plies) {
       svgElement('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: 'graph-bg' }),
       svgElement('line', { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: 'graph-mid' }),
     ];
-    for (const [text, at] of [['White +10', PAD + 8], ['Black +10', HEIGHT - PAD - 2]]) {
+    for (const [text, at] of /** @type {[string, number][]} */ ([['White +10', PAD + 8], ['Black +10', HEIGHT - PAD - 2]])) {
       const label = svgElement('text', { x: PAD + 2, y: at, class: 'axis', 'aria-hidden': 'true' });
       label.textContent = text;
       shapes.push(label);
     }
     const entries = panel.report ? panel.report.plies : [];
     // One polyline per run of evaluated plies: a gap is left where a ply is not known yet.
+    /** @type {string[]} */
     let run = [];
     const flush = () => {
       if (run.length > 1) shapes.push(svgElement('polyline', { points: run.join(' '), class: 'graph-line' }));
       run = [];
     };
+    /** @type {SVGElement[]} */
     const dots = [];
     entries.forEach((entry, ply) => {
       if (!entry) { flush(); return; }
@@ -141,11 +192,11 @@ export function analysisPanel(gameId, elements, jump, plies) {
     panel.report = report;
     section.dataset.status = report.status;
     const counted = `${report.analysed} of ${report.plies.length} positions`;
-    status.textContent = {
+    status.textContent = /** @type {Record<string, string>} */ ({
       running: `Analysing… ${counted}.`,
       done: `Analysed: ${counted} (${report.nodes_per_position.toLocaleString()} nodes each).`,
       busy: `The server is busy analysing other games; ${counted} so far. Trying again…`,
-    }[report.status] || report.status;
+    })[report.status] || report.status;
     draw();
     if (report.status !== 'done') panel.timer = setTimeout(poll, report.status === 'busy' ? BUSY_MS : POLL_MS);
   }
@@ -165,6 +216,7 @@ export function analysisPanel(gameId, elements, jump, plies) {
 
   return {
     /// The replay now shows `ply`.
+    /** @param {number} ply */
     show(ply) {
       panel.ply = ply;
       if (!body.hidden) draw();

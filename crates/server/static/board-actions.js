@@ -18,30 +18,67 @@
 //   ordinary actions by default and offers the teleports only once the player has asked for
 //   them (the board's teleport switch), as a separate mode.
 
+/** @typedef {import('./types.js').BoardSpec} BoardSpec */
+
+/**
+ * A legal action the board plays by clicks: its squares, board and label.
+ * @typedef {object} BoardAction
+ * @property {string} action the machine notation
+ * @property {string} board the id of the board it starts on
+ * @property {string} from
+ * @property {string} to
+ * @property {string[]} extra the square tokens after `to`
+ * @property {string} suffix what follows the last square (a promotion letter)
+ * @property {boolean} teleport
+ * @property {string} label
+ */
+
+/**
+ * An action with no two squares on the boards: a button of its own.
+ * @typedef {{ action: string, label: string }} SpecialAction
+ */
+
+/**
+ * A snapshot's legal actions as the board uses them, with the square index they were read by.
+ * @typedef {{ board: BoardAction[], special: SpecialAction[], index: Map<string, string> }} ParsedActions
+ */
+
+/** @typedef {{ square: string, at: number }} Token */
+
 const SQUARE_RE = /[a-z][0-9]{1,2}/g;
+/** @type {Record<string, string>} */
 const PROMOTION_NAMES = { q: 'Queen', r: 'Rook', b: 'Bishop', n: 'Knight', k: 'King', d: 'Dabbabah' };
 /// Promotion letters in the order a premove prefers them (a queen first, as lichess does).
 const PROMOTION_ORDER = 'qrbndk';
 
-/// Escapes text for HTML and SVG markup.
-export function esc(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[c]);
-}
-
 /// The square name of file index f and rank index r on a board.
+/**
+ * @param {BoardSpec} board
+ * @param {number} f
+ * @param {number} r
+ * @returns {string}
+ */
 export function squareName(board, f, r) {
   return board.file_labels[f].toLowerCase() + board.rank_labels[r];
 }
 
 /// The name of a square as people read it: upper case off the main board (`X1`).
+/**
+ * @param {string} boardId
+ * @param {string} square
+ * @returns {string}
+ */
 export function squareLabel(boardId, square) {
   return boardId === 'main' ? square : square.toUpperCase();
 }
 
 /// Map from square name to board id, for every square that exists.
+/**
+ * @param {BoardSpec[]} boards
+ * @returns {Map<string, string>}
+ */
 export function squareIndex(boards) {
+  /** @type {Map<string, string>} */
   const index = new Map();
   for (const board of boards) {
     const holes = new Set(board.holes);
@@ -57,11 +94,18 @@ export function squareIndex(boards) {
 
 /// Splits legal actions into board actions (with from, to, extra squares and whether they
 /// are teleports) and special actions (buttons). See the comment at the top of this file.
+/**
+ * @param {Pick<import('./types.js').Snapshot, 'boards' | 'legal_actions'>} snapshot
+ * @returns {ParsedActions}
+ */
 export function parseActions(snapshot) {
   const index = squareIndex(snapshot.boards);
+  /** @type {BoardAction[]} */
   const board = [];
+  /** @type {SpecialAction[]} */
   const special = [];
   for (const action of snapshot.legal_actions || []) {
+    /** @type {Token[]} */
     const tokens = [];
     if (!action.includes(':')) {
       for (const m of action.matchAll(SQUARE_RE)) tokens.push({ square: m[0], at: m.index });
@@ -94,6 +138,11 @@ export function parseActions(snapshot) {
   return { board, special, index };
 }
 
+/**
+ * @param {string} action
+ * @param {Token[]} tokens
+ * @returns {string}
+ */
 function specialLabel(action, tokens) {
   if (action === 'pass') return 'Pass';
   const [word, square] = action.split(':');
@@ -106,6 +155,15 @@ function specialLabel(action, tokens) {
   return action;
 }
 
+/**
+ * @param {string} action
+ * @param {Token} from
+ * @param {Token} to
+ * @param {Token[]} extra
+ * @param {string} suffix
+ * @param {Map<string, string>} index
+ * @returns {string}
+ */
 function candidateLabel(action, from, to, extra, suffix, index) {
   const between = action.slice(from.at + from.square.length, to.at);
   const parts = [];
@@ -132,7 +190,15 @@ function candidateLabel(action, from, to, extra, suffix, index) {
 /// The board actions from `from` to `to` (on board `boardId` when given), most ordinary
 /// first: plain actions before teleports, then fewer extra squares, then the promotion
 /// lichess would premove (a queen), then byte order. The first is what a premove plays.
+/**
+ * @param {ParsedActions} parsed
+ * @param {string} from
+ * @param {string} to
+ * @param {string} [boardId]
+ * @returns {BoardAction[]}
+ */
 export function actionsBetween(parsed, from, to, boardId) {
+  /** @param {BoardAction} a */
   const rank = (a) => {
     const promotion = a.suffix ? PROMOTION_ORDER.indexOf(a.suffix.toLowerCase()) : -1;
     return [a.teleport ? 1 : 0, a.extra.length, promotion < 0 ? (a.suffix ? 9 : 0) : promotion];

@@ -14,17 +14,34 @@
 // the left file, files at the bottom right of the bottom rank), so no badge covers them.
 
 import { pieceSvg, ROLE_NAMES } from './pieces.js';
-import { esc, squareName, squareLabel } from './board-actions.js';
+import { squareName, squareLabel } from './board-actions.js';
+import { esc } from './dom.js';
+
+/** @typedef {import('./types.js').BoardSpec} BoardSpec */
+/** @typedef {import('./types.js').PlacedPiece} PlacedPiece */
+/** Which colour is at the bottom: `'black'` turns the board round. @typedef {import('./types.js').Color} Orientation */
 
 export const CELL = 100;
 
 /// The accessible and visible name of a board: "Board" when it is the only one.
+/**
+ * @param {BoardSpec} board
+ * @param {number} count how many boards the variant has
+ * @returns {string}
+ */
 export function boardName(board, count) {
   if (board.id === 'main') return count > 1 ? 'Main board' : 'Board';
   return `${board.id[0].toUpperCase()}${board.id.slice(1)} board`;
 }
 
 /// Screen position (in board units) of file index f and rank index r.
+/**
+ * @param {BoardSpec} board
+ * @param {number} f
+ * @param {number} r
+ * @param {Orientation} orientation
+ * @returns {[number, number]}
+ */
 export function cellPos(board, f, r, orientation) {
   const flipped = orientation === 'black';
   const x = flipped ? board.files - 1 - f : f;
@@ -33,12 +50,23 @@ export function cellPos(board, f, r, orientation) {
 }
 
 /// The (file, rank) indices of the cell shown at column x, row y.
+/**
+ * @param {BoardSpec} board
+ * @param {number} x
+ * @param {number} y
+ * @param {Orientation} orientation
+ * @returns {[number, number]}
+ */
 export function cellAt(board, x, y, orientation) {
   const flipped = orientation === 'black';
   return [flipped ? board.files - 1 - x : x, flipped ? y : board.ranks - 1 - y];
 }
 
 /// What a piece is, for the name of its square: "white knight, 6 of 6 life, armor 6".
+/**
+ * @param {PlacedPiece} p
+ * @returns {string}
+ */
 export function pieceName(p) {
   const parts = [`${p.color} ${ROLE_NAMES[p.role] || p.role}`];
   if (p.stats) {
@@ -52,8 +80,15 @@ export function pieceName(p) {
 
 /// The `<svg>` inner markup of a board: rows of cells, then the hidden layers (coordinates,
 /// hole marks, highlights, pieces, targets and the keyboard focus ring), in drawing order.
+/**
+ * @param {BoardSpec} board
+ * @param {PlacedPiece[]} pieces the pieces on this board
+ * @param {Orientation} orientation
+ * @returns {string}
+ */
 export function boardMarkup(board, pieces, orientation) {
   const holes = new Set(board.holes);
+  /** @type {Map<string, import('./types.js').Zone>} */
   const zoneOf = new Map();
   for (const zone of board.zones || []) for (const sq of zone.squares) zoneOf.set(sq, zone);
   const pieceOn = new Map(pieces.map((p) => [p.square, p]));
@@ -94,6 +129,12 @@ export function boardMarkup(board, pieces, orientation) {
 }
 
 /// The position of a square's cell, or null when the board has no such square.
+/**
+ * @param {BoardSpec} board
+ * @param {string} square
+ * @param {Orientation} orientation
+ * @returns {[number, number] | null}
+ */
 export function squarePos(board, square, orientation) {
   for (let f = 0; f < board.files; f++) {
     for (let r = 0; r < board.ranks; r++) {
@@ -104,6 +145,12 @@ export function squarePos(board, square, orientation) {
 }
 
 /// A piece: its drawing, then its stats and marks.
+/**
+ * @param {BoardSpec} board
+ * @param {PlacedPiece} p
+ * @param {Orientation} orientation
+ * @returns {string}
+ */
 export function pieceMarkup(board, p, orientation) {
   const at = squarePos(board, p.square, orientation);
   if (!at) return '';
@@ -115,6 +162,7 @@ export function pieceMarkup(board, p, orientation) {
   const top = p.stats ? 3 : 5;
   let extra = p.stats ? statsMarkup(p.stats, x, y) : '';
   // The right edge's middle: free of coordinates and of the stats.
+  /** @param {string} text */
   const side = (text) => `<text class="badge" x="${x + 88}" y="${y + 62}" text-anchor="middle">${text}</text>`;
   if (marks.includes('black_necklace')) extra += `<circle class="necklace" cx="${x + 50}" cy="${y + (p.stats ? 40 : 50)}" r="${p.stats ? 30 : 36}"/>`;
   if (marks.includes('dyad')) extra += side('2');
@@ -126,6 +174,12 @@ export function pieceMarkup(board, p, orientation) {
 }
 
 /// Life in a pill coloured by how much is left, armor in a shield, ears in a disc.
+/**
+ * @param {import('./types.js').PieceStats} s
+ * @param {number} x
+ * @param {number} y
+ * @returns {string}
+ */
 function statsMarkup(s, x, y) {
   const frac = s.max_life ? Math.max(0, Math.min(1, s.life / s.max_life)) : 0;
   const tone = frac > 0.6 ? 'good' : frac > 0.3 ? 'mid' : 'low';
@@ -142,7 +196,12 @@ function statsMarkup(s, x, y) {
 
 /// A small legend below a board for what its colours mean (Chad's castles and walls) and
 /// for its holes; null when the board needs none.
+/**
+ * @param {BoardSpec} board
+ * @returns {HTMLUListElement | null}
+ */
 export function legendElement(board) {
+  /** @type {[string, string][]} */
   const items = [];
   const seen = new Set();
   for (const zone of board.zones || []) {

@@ -18,17 +18,61 @@ import { actionsBetween, parseActions } from './board-actions.js';
 import { boardMarkup, boardName, CELL, legendElement, squarePos } from './board-draw.js';
 import { ROLE_NAMES } from './pieces.js';
 
-export { esc, parseActions, squareIndex } from './board-actions.js';
+export { parseActions, squareIndex } from './board-actions.js';
+
+/** @typedef {import('./types.js').Snapshot} Snapshot */
+/** @typedef {import('./types.js').BoardSpec} BoardSpec */
+/** @typedef {import('./types.js').PlacedPiece} PlacedPiece */
+/** @typedef {import('./types.js').Color} Color */
+/** @typedef {import('./board-actions.js').BoardAction} BoardAction */
+/** @typedef {import('./board-actions.js').ParsedActions} ParsedActions */
+
+/**
+ * A premove: a piece of the player's to be moved from `from` to `to` once the turn comes.
+ * @typedef {{ board: string, from: string, to: string }} Premove
+ */
+
+/**
+ * A piece that an action moved on its board.
+ * @typedef {{ board: string, from: string, to: string }} Moved
+ */
+
+/**
+ * A cell of a board: a square, or a hole.
+ * @typedef {{ board: string, square: string }} Cell
+ */
+
+/**
+ * What the page gives a board view: where the picker and the special actions' buttons go,
+ * and what it is told.
+ * @typedef {object} BoardOptions
+ * @property {HTMLElement} [picker]
+ * @property {HTMLElement} [specials]
+ * @property {(action: string) => void} [onAction]
+ * @property {(premove: Premove) => void} [onPremove]
+ * @property {() => void} [onPremoveCancel]
+ */
+
+/**
+ * A piece being dragged.
+ * @typedef {{ from: string, board: string, el: SVGGElement, startX: number, startY: number, moved: boolean }} Drag
+ */
 
 const ANIMATION_MS = 150;
 /// More pieces than this changing place is no single action to animate (a resynchronisation).
 const MAX_ANIMATED = 4;
 
+/** @returns {boolean} */
 function reducedMotion() {
   return !!window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
 /// Whether two snapshots show the same position with the same choices.
+/**
+ * @param {Snapshot} a
+ * @param {Snapshot} b
+ * @returns {boolean}
+ */
 function samePosition(a, b) {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
@@ -37,14 +81,23 @@ function samePosition(a, b) {
 /// it did not stand before is matched with a piece of its colour on its board that is gone
 /// from where it stood, the same role first and a highlighted square of the action first
 /// (so a promotion matches its pawn), never across boards.
+/**
+ * @param {PlacedPiece[]} before
+ * @param {PlacedPiece[]} after
+ * @param {import('./types.js').SquareRef[]} [lastSquares] the last action's squares
+ * @returns {Moved[]}
+ */
 export function movedPieces(before, after, lastSquares) {
+  /** @param {PlacedPiece | import('./types.js').SquareRef} p */
   const key = (p) => `${p.board} ${p.square}`;
+  /** @param {PlacedPiece | undefined} a @param {PlacedPiece} b */
   const same = (a, b) => !!a && !!b && a.color === b.color && a.role === b.role;
   const was = new Map(before.map((p) => [key(p), p]));
   const now = new Map(after.map((p) => [key(p), p]));
   const appeared = after.filter((p) => !same(was.get(key(p)), p));
   const vanished = before.filter((p) => !same(now.get(key(p)), p));
   const marked = new Set((lastSquares || []).map(key));
+  /** @type {Moved[]} */
   const moves = [];
   for (const p of appeared) {
     const pool = vanished.filter((q) => q.board === p.board && q.color === p.color);
@@ -64,25 +117,46 @@ export class BoardView {
   /// the player picks a complete action; `options.picker` and `options.specials` are elements
   /// for the picker and the special-action buttons; `options.onPremove({board, from, to})`
   /// and `options.onPremoveCancel()` report premoves.
+  /**
+   * @param {HTMLElement} container
+   * @param {BoardOptions} [options]
+   */
   constructor(container, options = {}) {
     this.container = container;
     this.options = options;
+    /** @type {Color} */
     this.orientation = 'white';
+    /** @type {Snapshot | null} */
     this.snapshot = null;
     this.interactive = false;
+    /** @type {ParsedActions} */
+    this.parsed = null;
+    /** @type {string | null} */
     this.selected = null; // the square of the piece picked up
     this.teleport = false; // whether the selected piece's teleports are offered instead of its moves
+    /** @type {BoardAction[] | null} */
     this.pending = null; // candidates of an open picker
+    /** @type {Drag | null} */
     this.drag = null;
+    /** @type {Color | null} */
     this.player = null;
     this.premoveEnabled = false;
+    /** @type {Premove | null} */
     this.premove = null; // the premove shown
-    this.focus = null; // {board, square} of the cell holding the tab stop
+    /** @type {Cell | null} */
+    this.focus = null; // the cell holding the tab stop
     this.skipAnimation = false;
+    /** @type {Animation[]} */
     this.animations = [];
+    /** @type {Moved[]} */
     this.lastAnimation = []; // what the last update slid, for the tests
-    // For the browser tests and curious people, as the game page's `window.oddboard`.
-    container.boardView = this;
+    /** @type {Map<string, SVGSVGElement>} */
+    this.svgs = null;
+    /** @type {number} */
+    this.laidOutWidth = undefined;
+    // For the browser tests, which find a page's boards from their container: a page may have
+    // several (the variant pages' try boards), so they are not one test hook (test-hook.js).
+    /** @type {HTMLElement & { boardView?: BoardView }} */ (container).boardView = this;
     window.addEventListener('resize', () => this.layout());
     // The container's width also changes without a window resize (a scrollbar appearing as
     // the page grows): lay out again then, or the board would overflow by the scrollbar.
@@ -93,6 +167,7 @@ export class BoardView {
     }
   }
 
+  /** @param {Color} color */
   setOrientation(color) {
     if (color !== this.orientation) this.skipAnimation = true;
     this.orientation = color;
@@ -105,6 +180,11 @@ export class BoardView {
 
   /// Shows a snapshot. `interactive`: whether the viewer may act now. `animate`: whether a
   /// position one action after the shown one slides its moved pieces there.
+  /**
+   * @param {Snapshot} snapshot
+   * @param {boolean} interactive
+   * @param {{ animate?: boolean }} [options]
+   */
   update(snapshot, interactive, { animate = true } = {}) {
     const before = this.snapshot;
     // The page redraws for many reasons besides a new position (the earlier positions
@@ -130,17 +210,20 @@ export class BoardView {
   }
 
   /// Whose pieces may be premoved (a colour, or null for none).
+  /** @param {Color | null} color */
   setPlayer(color) {
     this.player = color || null;
   }
 
   /// Whether the player may set a premove while the board is not interactive.
+  /** @param {boolean} enabled */
   setPremoveEnabled(enabled) {
     this.premoveEnabled = !!enabled;
     if (!this.premoveEnabled && this.selected && !this.interactive) this.deselect();
   }
 
   /// Highlights a premove ({board, from, to}), or none.
+  /** @param {Premove | null} premove */
   showPremove(premove) {
     this.premove = premove || null;
     if (this.snapshot) this.highlight();
@@ -148,6 +231,11 @@ export class BoardView {
 
   /// The legal actions of `rules` from `p.from` to `p.to` on `p.board`, found as a click
   /// finds them, the most ordinary first (a plain move before a teleport, a queen first).
+  /**
+   * @param {Premove | null} p
+   * @param {Snapshot} rules
+   * @returns {string[]}
+   */
   premoveActions(p, rules) {
     if (!p || !rules) return [];
     return actionsBetween(parseActions(rules), p.from, p.to, p.board).map((a) => a.action);
@@ -200,7 +288,8 @@ export class BoardView {
     const sideRanks = side.reduce((n, b) => Math.max(n, b.ranks), 0);
     // Captions and legends take height too: all of them when stacked, the tallest beside.
     const extras = [...this.container.querySelectorAll('.board-wrap')].map((w) => [...w.children]
-      .filter((c) => c.tagName.toLowerCase() !== 'svg').reduce((h, c) => h + c.offsetHeight, 0));
+      .filter((c) => c.tagName.toLowerCase() !== 'svg').reduce((h, c) => h + /** @type {HTMLElement} */ (c).offsetHeight, 0));
+    /** @param {boolean} beside */
     const fit = (beside) => {
       const extra = beside ? Math.max(0, ...extras) : extras.reduce((a, b) => a + b, 0);
       const availH = Math.max(240, window.innerHeight - reserve - extra);
@@ -223,6 +312,10 @@ export class BoardView {
     }
   }
 
+  /**
+   * @param {BoardSpec} board
+   * @returns {SVGSVGElement}
+   */
   drawBoard(board) {
     const snap = this.snapshot;
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
@@ -244,6 +337,10 @@ export class BoardView {
     return svg;
   }
 
+  /**
+   * @param {string} id
+   * @returns {BoardSpec}
+   */
   boardOf(id) {
     return this.snapshot.boards.find((b) => b.id === id);
   }
@@ -255,8 +352,11 @@ export class BoardView {
     const targetSquares = this.shownTargets();
     for (const [id, svg] of this.svgs) {
       const board = this.boardOf(id);
+      /** @type {string[]} */
       const marks = [];
+      /** @type {string[]} */
       const targets = [];
+      /** @param {string} square @param {string} cls */
       const mark = (square, cls) => {
         const at = squarePos(board, square, this.orientation);
         if (at) marks.push(`<rect class="${cls}" x="${at[0]}" y="${at[1]}" width="${CELL}" height="${CELL}"/>`);
@@ -280,7 +380,7 @@ export class BoardView {
       }
       svg.querySelector('.marks').innerHTML = marks.join('');
       svg.querySelector('.targets').innerHTML = targets.join('');
-      for (const cell of svg.querySelectorAll('rect.sq')) {
+      for (const cell of /** @type {NodeListOf<SVGRectElement>} */ (svg.querySelectorAll('rect.sq'))) {
         const square = cell.dataset.square;
         if (!cell.dataset.name) cell.dataset.name = cell.getAttribute('aria-label');
         const target = targetSquares.has(square);
@@ -291,6 +391,7 @@ export class BoardView {
   }
 
   /// The squares to mark as targets: the picker's squares, or the selected piece's targets.
+  /** @returns {Set<string>} */
   shownTargets() {
     const squares = new Set();
     if (this.pending) {
@@ -323,6 +424,13 @@ export class BoardView {
     }
   }
 
+  /**
+   * @param {string} cls
+   * @param {string} label
+   * @param {() => void} onClick
+   * @param {string} [action]
+   * @returns {HTMLButtonElement}
+   */
   button(cls, label, onClick, action) {
     const b = document.createElement('button');
     b.type = 'button';
@@ -336,6 +444,7 @@ export class BoardView {
   /// Offers the selected piece's teleports instead of its ordinary moves, or back.
   toggleTeleport() {
     if (!this.selected) return;
+    /** @param {boolean} teleport */
     const has = (teleport) => this.parsed.board.some((a) => a.from === this.selected && a.teleport === teleport);
     if (!has(!this.teleport)) return;
     this.teleport = !this.teleport;
@@ -344,6 +453,7 @@ export class BoardView {
     this.drawSpecials();
   }
 
+  /** @param {string} square */
   select(square) {
     this.selected = square;
     // A piece with teleports only (its ordinary moves all blocked) starts in teleport mode.
@@ -360,24 +470,40 @@ export class BoardView {
     this.drawSpecials();
   }
 
+  /**
+   * @param {PointerEvent} e
+   * @returns {Cell | null}
+   */
   squareAt(e) {
     const el = document.elementFromPoint(e.clientX, e.clientY);
-    const hit = el && el.closest('[data-square]');
+    const hit = el && /** @type {SVGElement | null} */ (el.closest('[data-square]'));
     return hit ? { board: hit.dataset.board, square: hit.dataset.square } : null;
   }
 
+  /**
+   * @param {string} square
+   * @returns {boolean}
+   */
   movable(square) {
     return this.interactive && this.parsed.board.some((a) => a.from === square);
   }
 
   /// Whether a premove may start from `square`: one of the player's own pieces while the
   /// board waits for the other side.
+  /**
+   * @param {string} square
+   * @returns {boolean}
+   */
   premovable(square) {
     if (this.interactive || !this.premoveEnabled || !this.player) return false;
     return this.snapshot.pieces.some((p) => p.square === square && p.color === this.player);
   }
 
   /// A click (or Enter) on a square: what it does depends on what is picked up.
+  /**
+   * @param {string} boardId
+   * @param {string} square
+   */
   clickSquare(boardId, square) {
     if (!this.interactive) {
       this.clickPremove(boardId, square);
@@ -399,6 +525,10 @@ export class BoardView {
   }
 
   /// Premove input: pick up an own piece, drop it on any square of its board.
+  /**
+   * @param {string} boardId
+   * @param {string} square
+   */
   clickPremove(boardId, square) {
     if (!this.premoveEnabled || !this.player) return;
     if (this.selected) {
@@ -413,12 +543,17 @@ export class BoardView {
     else if (this.premove && this.options.onPremoveCancel) this.options.onPremoveCancel();
   }
 
+  /** @param {Premove} p */
   setPremove(p) {
     if (this.options.onPremove) this.options.onPremove(p);
   }
 
+  /**
+   * @param {PointerEvent} e
+   * @param {BoardSpec} board
+   */
   onPointerDown(e, board) {
-    const hit = e.target.closest('[data-square]');
+    const hit = /** @type {SVGElement | null} */ (/** @type {Element} */ (e.target).closest('[data-square]'));
     if (!hit) return;
     const square = hit.dataset.square;
     e.preventDefault();
@@ -426,14 +561,15 @@ export class BoardView {
     // A drag starts from the piece just picked up (or already held).
     const picked = this.selected === square && (this.interactive ? !this.pending : this.premoveEnabled);
     if (!picked) return;
-    const pieceEl = this.svgs.get(board.id).querySelector(`.piece[data-square="${square}"]`);
+    const pieceEl = /** @type {SVGGElement | null} */ (this.svgs.get(board.id).querySelector(`.piece[data-square="${square}"]`));
     if (pieceEl) {
       this.cancelAnimations();
       this.drag = { from: square, board: board.id, el: pieceEl, startX: e.clientX, startY: e.clientY, moved: false };
-      try { e.currentTarget.setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
+      try { /** @type {Element} */ (e.currentTarget).setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
     }
   }
 
+  /** @param {PointerEvent} e */
   onPointerMove(e) {
     const d = this.drag;
     if (!d) return;
@@ -448,6 +584,7 @@ export class BoardView {
     d.el.classList.add('dragging');
   }
 
+  /** @param {PointerEvent} e */
   onPointerUp(e) {
     const d = this.drag;
     this.drag = null;
@@ -477,10 +614,18 @@ export class BoardView {
   }
 
   /// The squares the selected piece may go to in the mode shown (moves or teleports).
+  /**
+   * @param {string} from
+   * @returns {Set<string>}
+   */
   targetsOf(from) {
     return new Set(this.parsed.board.filter((a) => a.from === from && a.teleport === this.teleport).map((a) => a.to));
   }
 
+  /**
+   * @param {string} from
+   * @param {string} to
+   */
   tryMove(from, to) {
     const candidates = actionsBetween(this.parsed, from, to).filter((a) => a.teleport === this.teleport);
     if (candidates.length === 1) {
@@ -490,6 +635,7 @@ export class BoardView {
     }
   }
 
+  /** @param {BoardAction[]} candidates */
   openPicker(candidates) {
     this.pending = candidates;
     const el = this.options.picker;
@@ -508,6 +654,7 @@ export class BoardView {
     this.highlight();
   }
 
+  /** @param {string} square */
   pickSquare(square) {
     const chosen = this.pending.filter((c) => (c.extra.length ? c.extra[c.extra.length - 1] : c.to) === square);
     if (chosen.length === 1) this.play(chosen[0].action);
@@ -521,6 +668,7 @@ export class BoardView {
     }
   }
 
+  /** @param {string} action */
   play(action) {
     this.selected = null;
     this.teleport = false;
@@ -533,6 +681,10 @@ export class BoardView {
   // Keyboard ---------------------------------------------------------------------------------
 
   /// The cell element of {board, square} (a square or a hole).
+  /**
+   * @param {Cell | null} at
+   * @returns {SVGRectElement | null}
+   */
   cellEl(at) {
     const svg = at && this.svgs.get(at.board);
     if (!svg) return null;
@@ -549,6 +701,10 @@ export class BoardView {
     }
   }
 
+  /**
+   * @param {Cell} at
+   * @param {boolean} [scroll]
+   */
   focusCell(at, scroll = true) {
     const cell = this.cellEl(at);
     if (!cell) return;
@@ -558,8 +714,12 @@ export class BoardView {
     cell.focus({ preventScroll: !scroll });
   }
 
+  /**
+   * @param {FocusEvent} e
+   * @param {BoardSpec} board
+   */
   onFocusIn(e, board) {
-    const cell = e.target.closest('[role="gridcell"]');
+    const cell = /** @type {SVGRectElement | null} */ (/** @type {Element} */ (e.target).closest('[role="gridcell"]'));
     if (!cell) return;
     this.focus = { board: board.id, square: cell.dataset.square || cell.dataset.hole };
     const x = cell.x.baseVal.value;
@@ -567,13 +727,18 @@ export class BoardView {
     this.svgs.get(board.id).querySelector('.focus-layer').innerHTML = `<rect class="focus-ring" x="${x + 3}" y="${y + 3}" width="${CELL - 6}" height="${CELL - 6}" rx="4"/>`;
   }
 
+  /**
+   * @param {KeyboardEvent} e
+   * @param {BoardSpec} board
+   */
   onKeyDown(e, board) {
-    const cell = e.target.closest('[role="gridcell"]');
+    const cell = /** @type {SVGRectElement | null} */ (/** @type {Element} */ (e.target).closest('[role="gridcell"]'));
     if (!cell || e.altKey || e.ctrlKey || e.metaKey) return;
     const svg = this.svgs.get(board.id);
     const rows = [...svg.querySelectorAll('.rank-row')];
     const row = rows.indexOf(cell.parentElement);
     const col = [...cell.parentElement.children].indexOf(cell);
+    /** @type {Record<string, [number, number]>} */
     const moves = {
       ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1], ArrowUp: [row - 1, col], ArrowDown: [row + 1, col],
       Home: [row, 0], End: [row, board.files - 1], PageUp: [0, col], PageDown: [board.ranks - 1, col],
@@ -581,7 +746,7 @@ export class BoardView {
     let handled = true;
     if (e.key in moves) {
       const [r, c] = moves[e.key];
-      const next = rows[Math.max(0, Math.min(rows.length - 1, r))].children[Math.max(0, Math.min(board.files - 1, c))];
+      const next = /** @type {SVGRectElement} */ (rows[Math.max(0, Math.min(rows.length - 1, r))].children[Math.max(0, Math.min(board.files - 1, c))]);
       this.focusCell({ board: board.id, square: next.dataset.square || next.dataset.hole });
     } else if (e.key === 'Enter' || e.key === ' ') {
       if (cell.dataset.square) this.clickSquare(board.id, cell.dataset.square);
@@ -603,6 +768,10 @@ export class BoardView {
   // Animation --------------------------------------------------------------------------------
 
   /// Slides the pieces the last action moved from where `before` had them; returns the moves.
+  /**
+   * @param {Snapshot} before
+   * @returns {Moved[]}
+   */
   slide(before) {
     const moves = movedPieces(before.pieces || [], this.snapshot.pieces || [], this.snapshot.last_action.squares);
     if (!moves.length || moves.length > MAX_ANIMATED) return [];

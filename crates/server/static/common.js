@@ -1,8 +1,22 @@
 // Shared helpers of the pages: JSON requests, the signed-in user, names of outcomes.
 
+import { esc } from './dom.js';
+
+/**
+ * An Error from `api`, with the API's `error` code and the HTTP status.
+ * @typedef {Error & { code?: string, status?: number }} ApiError
+ */
+
 /// A JSON request; resolves to the parsed body, rejects with an Error carrying the API's
 /// `error` code and message.
+/**
+ * @param {string} path
+ * @param {unknown} [body] sent as JSON; a POST when given
+ * @param {string} [method]
+ * @returns {Promise<any>} the parsed answer, whose shape the caller knows from docs/api
+ */
 export async function api(path, body, method) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method: method || (body === undefined ? 'GET' : 'POST'), headers: {}, credentials: 'same-origin' };
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
@@ -13,7 +27,7 @@ export async function api(path, body, method) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (_) { data = { message: text }; }
   if (!response.ok) {
-    const error = new Error((data && data.message) || response.statusText);
+    const error = /** @type {ApiError} */ (new Error((data && data.message) || response.statusText));
     error.code = data && data.error;
     error.status = response.status;
     throw error;
@@ -22,11 +36,13 @@ export async function api(path, body, method) {
 }
 
 /// The signed-in user's name from the page header, or null.
+/** @returns {string | null} */
 export function myName() {
   const el = document.getElementById('me');
   return (el && el.dataset.username) || null;
 }
 
+/** @type {Record<string, string>} */
 const REASONS = {
   checkmate: 'checkmate', stalemate: 'stalemate', resign: 'resignation', resignation: 'resignation',
   timeout: 'time', timeout_vs_insufficient: 'time against insufficient material',
@@ -35,6 +51,10 @@ const REASONS = {
 };
 
 /// "White wins by checkmate", "Draw by agreement"…
+/**
+ * @param {import('./types.js').Outcome | null} outcome
+ * @returns {string}
+ */
 export function outcomeText(outcome) {
   if (!outcome) return '';
   // An aborted game counts for nobody: it is no draw.
@@ -45,12 +65,20 @@ export function outcomeText(outcome) {
 }
 
 /// "1-0", "0-1" or "½-½" for a decided outcome.
+/**
+ * @param {import('./types.js').Outcome} outcome
+ * @returns {string}
+ */
 export function scoreText(outcome) {
   if (outcome.winner === 'white') return '1-0';
   return outcome.winner === 'black' ? '0-1' : '½-½';
 }
 
 /// "5+3" or "no clock" from a stored clock setting or a time control.
+/**
+ * @param {import('./types.js').TimeControl | null} clock
+ * @returns {string}
+ */
 export function clockText(clock) {
   if (!clock) return 'no clock';
   const minutes = clock.initial_ms / 60000;
@@ -58,6 +86,10 @@ export function clockText(clock) {
 }
 
 /// "1:05", "0:09.3" below ten seconds.
+/**
+ * @param {number} ms
+ * @returns {string}
+ */
 export function formatClock(ms) {
   const clamped = Math.max(0, ms);
   const total = Math.floor(clamped / 1000);
@@ -68,6 +100,12 @@ export function formatClock(ms) {
 }
 
 /// Fills an `<ol>` with the moves in human notation, two plies a line.
+/**
+ * @param {HTMLElement} list
+ * @param {import('./types.js').MoveView[]} moves
+ * @param {number} current the ply marked current
+ * @param {(ply: number) => void} [onJump] makes the moves buttons that go to their ply
+ */
 export function renderMoves(list, moves, current, onJump) {
   list.replaceChildren();
   for (let i = 0; i < moves.length; i += 2) {
@@ -79,7 +117,7 @@ export function renderMoves(list, moves, current, onJump) {
       b.textContent = moves[j].human;
       b.dataset.ply = String(j + 1);
       if (onJump) {
-        b.type = 'button';
+        /** @type {HTMLButtonElement} */ (b).type = 'button';
         b.setAttribute('aria-label', `Go to ply ${j + 1}: ${moves[j].human}`);
         b.addEventListener('click', () => onJump(j + 1));
       }
@@ -90,6 +128,7 @@ export function renderMoves(list, moves, current, onJump) {
 }
 
 /// Pip positions of a die face, by value (a 100-unit face).
+/** @type {Record<number, [number, number][]>} */
 const PIPS = {
   1: [[50, 50]],
   2: [[28, 28], [72, 72]],
@@ -101,6 +140,11 @@ const PIPS = {
 
 /// A die showing `value`: a square face with pips for dice of up to six sides (a d4 or d6
 /// shows its face as a die of six would), else the number on a many-sided die's outline.
+/**
+ * @param {string} dice `d20`, `2d6`…
+ * @param {number} value
+ * @returns {SVGSVGElement}
+ */
 export function dieElement(dice, value) {
   const [count, sides] = String(dice).split('d').map((n) => Number(n || 1));
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
@@ -122,6 +166,10 @@ export function dieElement(dice, value) {
 
 /// The dice of the last action, drawn as dice and grouped by what they decided ("damage:
 /// two dice = 3"), then its effects, as list items.
+/**
+ * @param {HTMLElement | null} el
+ * @param {import('./types.js').LastAction | null} last
+ */
 export function renderRolls(el, last) {
   if (!el) return;
   // The pages name the dice area (`aria-label="Dice"`); a name needs a role to hang on.
@@ -179,11 +227,4 @@ export function wireHeader() {
       out.textContent = 'Sign out (failed, retry)';
     }
   });
-}
-
-/// Escapes text for HTML markup.
-export function esc(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[c]);
 }

@@ -17,13 +17,30 @@ import { ChatPanel } from './game/chat.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
+import { $ } from './dom.js';
+import { showToTests } from './test-hook.js';
 
 wireHeader();
-const root = document.getElementById('game');
+const root = $('game');
 const gameId = root.dataset.gameId;
-const $ = (id) => document.getElementById(id);
+/** @typedef {import('./types.js').Color} Color */
+/** @typedef {import('./types.js').GameView} GameView */
+/** @typedef {import('./types.js').GameEvent} GameEvent */
+/** @typedef {import('./board.js').Premove} Premove */
+
+/** @param {Color} color @returns {Color} */
 const other = (color) => (color === 'white' ? 'black' : 'white');
 
+/**
+ * The page's state: the game as the last snapshot and the events since say, and the
+ * connection. The browser tests read it as `window.oddboard` (test-hook.js).
+ * @type {{
+ *   game: GameView | null, v: number, clockAt: number, socket: WebSocket | null, retry: number,
+ *   flipped: boolean | null, needSnapshot: boolean, claimAt: Partial<Record<Color, number>>,
+ *   claimTimer: ReturnType<typeof setTimeout> | undefined, premove: Premove | null,
+ *   lowTime: boolean, missing: boolean, history: History,
+ * }}
+ */
 const state = {
   game: null, // the last snapshot's `game`, kept up to date by events
   v: 0,
@@ -33,13 +50,13 @@ const state = {
   flipped: null,
   needSnapshot: false,
   claimAt: {}, // colour -> performance.now() from when a claim against that absent seat is allowed
-  claimTimer: null,
+  claimTimer: undefined,
   premove: null, // {board, from, to}: the one premove, played when the turn comes
   lowTime: false, // the low-time sound was played for the current low stretch
   missing: false,
   history: new History(gameId),
 };
-window.oddboard = state; // for the browser tests and for curious people
+showToTests('oddboard', state);
 
 const board = new BoardView($('boards'), {
   picker: $('picker'),
@@ -61,10 +78,12 @@ const banner = new ResultBanner({
   changes: $('rating-changes'), newOpponent: $('new-opponent'),
 }, gameId);
 
+/** @param {string} action */
 function act(action) {
   send({ t: 'act', ply: state.game.moves.length + 1, action });
 }
 
+/** @param {import('./types.js').ClientMsg} message */
 function send(message) {
   if (state.socket && state.socket.readyState === WebSocket.OPEN) {
     state.socket.send(JSON.stringify(message));
@@ -116,6 +135,7 @@ function connect() {
 
 /// Asks the stored record whether the game is still live. Shows the missing-game panel for
 /// an unknown game and opens the replay of a game that is over; true when it did either.
+/** @returns {Promise<boolean>} */
 async function checkRecord() {
   try {
     const record = await api(`/api/games/${gameId}`);
@@ -149,7 +169,7 @@ function showMissing() {
   state.missing = true;
   setConnection('');
   root.dataset.status = 'missing';
-  for (const part of root.querySelectorAll('.gp-board, .gp-side, #game-title')) part.hidden = true;
+  for (const part of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('.gp-board, .gp-side, #game-title'))) part.hidden = true;
   $('missing').hidden = false;
   document.title = 'No such game · Oddboard';
 }
@@ -161,11 +181,13 @@ function resync() {
   else connect();
 }
 
+/** @param {string} text */
 function setConnection(text) {
   $('connection').textContent = text;
   document.body.classList.toggle('reconnecting', !!text);
 }
 
+/** @param {import('./types.js').GameServerMsg} msg */
 function handle(msg) {
   switch (msg.t) {
     case 'snapshot':
@@ -200,6 +222,7 @@ function handle(msg) {
   }
 }
 
+/** @param {{ v: number, game: GameView }} msg */
 function onSnapshot(msg) {
   const first = !state.game;
   const g = msg.game;
@@ -207,7 +230,7 @@ function onSnapshot(msg) {
   state.v = msg.v;
   state.clockAt = performance.now();
   state.claimAt = {};
-  for (const [color, ms] of Object.entries(g.claim_after_ms || {})) state.claimAt[color] = performance.now() + ms;
+  for (const [color, ms] of Object.entries(g.claim_after_ms || {})) state.claimAt[/** @type {Color} */ (color)] = performance.now() + ms;
   const start = state.history.start();
   state.history.reset(g.moves, g.rules);
   // The same game's start position stays what it was (a resync keeps it).
@@ -218,10 +241,12 @@ function onSnapshot(msg) {
   state.history.fill(g.moves).then((filled) => { if (filled) render(false); });
 }
 
+/** @param {import('./types.js').ClockView | null} clock */
 function setClock(clock) {
   if (clock) { state.game.clock = clock; state.clockAt = performance.now(); }
 }
 
+/** @param {GameEvent} ev */
 function applyEvent(ev) {
   const g = state.game;
   switch (ev.kind) {
@@ -302,6 +327,7 @@ function applyEvent(ev) {
   }
 }
 
+/** @param {Extract<GameEvent, { kind: 'action' }>} ev */
 function onAction(ev) {
   const g = state.game;
   if (ev.ply !== g.moves.length + 1) {
@@ -332,16 +358,19 @@ function onAction(ev) {
   }
 }
 
+/** @returns {boolean} */
 function playing() {
   const g = state.game;
   return !!g && !!g.you && g.status === 'active';
 }
 
+/** @returns {boolean} */
 function myTurn() {
   return playing() && state.game.rules.turn === state.game.you && !state.game.rules.outcome;
 }
 
 /// The position on the board: the game's, or the earlier one being browsed.
+/** @returns {import('./types.js').Snapshot} */
 function shownRules() {
   const view = state.history.view;
   return (view !== null && state.history.at(view)) || state.game.rules;
@@ -349,6 +378,7 @@ function shownRules() {
 
 // Premove ------------------------------------------------------------------------------------
 
+/** @param {Premove | null} p */
 function setPremove(p) {
   state.premove = p;
   if (premoveSupported) board.showPremove(p);
@@ -357,6 +387,7 @@ function setPremove(p) {
 
 /// Plays the premove now that the turn has come, when the position allows an action from its
 /// square to its target; drops it otherwise.
+/** @returns {boolean} whether it was played */
 function playPremove() {
   const p = state.premove;
   if (!p || !premoveSupported) return false;
@@ -373,6 +404,7 @@ function playPremove() {
 
 /// Sizes the board's box for the variant: how much wider the side boards make it (Duel),
 /// and the main board's shape, so that the style sheet gives the board all the room there is.
+/** @param {import('./types.js').Snapshot} rules */
 function sizeBoards(rules) {
   const [main, ...side] = rules.boards;
   const sideFiles = side.reduce((n, b) => Math.max(n, b.files), 0);
@@ -391,7 +423,7 @@ function measureExtras() {
     for (const child of wrap.children) {
       if (child.tagName.toLowerCase() === 'svg') continue;
       const style = getComputedStyle(child);
-      h += child.offsetHeight + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+      h += /** @type {HTMLElement} */ (child).offsetHeight + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
     }
     extra = Math.max(extra, h);
   }
@@ -399,6 +431,10 @@ function measureExtras() {
   if (root.style.getPropertyValue('--board-extra') !== value) root.style.setProperty('--board-extra', value);
 }
 
+/**
+ * @param {boolean} full whether to set the orientation again
+ * @param {{ animate?: boolean }} [options]
+ */
 function render(full, { animate = true } = {}) {
   const g = state.game;
   if (full || state.flipped === null) {
@@ -448,7 +484,7 @@ function renderPlayers() {
   const shown = shownRules();
   const start = state.history.start();
   const taken = captured(start && start.pieces, shown.pieces);
-  for (const [place, color] of [['top', top], ['bottom', bottom]]) {
+  for (const [place, color] of /** @type {[string, Color][]} */ ([['top', top], ['bottom', bottom]])) {
     const name = g[color];
     $(`${place}-name`).textContent = `${name || '…'} (${color})`;
     $(`${place}-clock`).dataset.color = color;
@@ -471,7 +507,7 @@ function renderMoveList() {
   if (view === null) {
     list.scrollTop = list.scrollHeight;
   } else {
-    const current = list.querySelector('.current');
+    const current = /** @type {HTMLElement | null} */ (list.querySelector('.current'));
     if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
   }
 }
@@ -484,6 +520,7 @@ function renderSpectators() {
 }
 
 /// Shows the position after `ply` (0 = the start), or the live one for the last ply.
+/** @param {number} ply */
 function showPly(ply) {
   const g = state.game;
   if (!g) return;
@@ -499,12 +536,22 @@ function showPly(ply) {
   render(false, { animate: false });
 }
 
+/**
+ * @param {string} text
+ * @param {boolean} [error]
+ */
 function showStatus(text, error) {
   const el = $('status');
   el.textContent = text;
   el.classList.toggle('error', !!error);
 }
 
+/**
+ * @param {string} text
+ * @param {() => void} onClick
+ * @param {string} [id]
+ * @returns {HTMLButtonElement}
+ */
 function button(text, onClick, id) {
   const b = document.createElement('button');
   b.type = 'button';
@@ -515,6 +562,13 @@ function button(text, onClick, id) {
 }
 
 /// A prompt to the opponent of an offer: the question, Accept and Decline.
+/**
+ * @param {string} id
+ * @param {string} text
+ * @param {() => void} accept
+ * @param {() => void} decline
+ * @returns {HTMLDivElement}
+ */
 function prompt(id, text, accept, decline) {
   const box = document.createElement('div');
   box.className = 'prompt';
@@ -540,7 +594,7 @@ function renderOffers() {
   $('rematch').hidden = !(g.you && over && !g.rematch_game);
   $('draw').textContent = g.draw_offer === them ? 'Accept draw' : g.draw_offer === g.you ? 'Draw offered' : 'Offer draw';
   $('takeback').textContent = g.takeback_offer === g.you ? 'Takeback proposed' : 'Takeback';
-  $('takeback').disabled = g.takeback_offer === g.you;
+  /** @type {HTMLButtonElement} */ ($('takeback')).disabled = g.takeback_offer === g.you;
   $('rematch').textContent = g.rematch_offer === them ? 'Accept rematch' : g.rematch_offer === g.you ? 'Rematch offered' : 'Rematch';
   const prompts = $('prompts');
   prompts.replaceChildren();
@@ -569,6 +623,11 @@ function renderOffers() {
 /// Before both sides have moved the game can only be aborted, not claimed; and only once the
 /// opponent has been gone for the claim delay. The wait is counted down in whole seconds, as
 /// lichess does.
+/**
+ * @param {HTMLElement} offer
+ * @param {boolean} live
+ * @param {Color} them
+ */
 function renderClaims(offer, live, them) {
   const g = state.game;
   clearTimeout(state.claimTimer);
@@ -589,6 +648,7 @@ function renderClaims(offer, live, them) {
   }
 }
 
+/** @param {boolean} over */
 function renderJoin(over) {
   const g = state.game;
   const join = $('join');
@@ -618,13 +678,13 @@ function tick() {
   if (!g) return;
   for (const id of ['top-clock', 'bottom-clock']) {
     const el = $(id);
-    const color = el.dataset.color;
+    const color = /** @type {Color} */ (el.dataset.color);
     if (!g.clock) {
       el.textContent = g.time_control ? formatClock(g.time_control.initial_ms) : '';
       el.classList.remove('running');
       continue;
     }
-    let ms = g.clock[`${color}_ms`];
+    let ms = g.clock[/** @type {'white_ms' | 'black_ms'} */ (`${color}_ms`)];
     const running = g.clock.running === color && g.status === 'active';
     if (running) ms -= performance.now() - state.clockAt;
     const text = formatClock(ms);
@@ -637,6 +697,10 @@ function tick() {
 
 /// One low-time sound when the player's own running clock falls under the threshold
 /// (a tenth of the starting time, at most ten seconds), again after it went back above.
+/**
+ * @param {number} ms
+ * @param {boolean} running
+ */
 function lowTimeAlarm(ms, running) {
   const initial = state.game.time_control ? state.game.time_control.initial_ms : 0;
   const threshold = Math.min(10000, Math.max(2000, initial / 10));
@@ -672,6 +736,7 @@ $('rematch').addEventListener('click', () => {
 });
 $('move-form').addEventListener('submit', (e) => {
   e.preventDefault();
+  /** @type {HTMLInputElement} */
   const input = $('move-input');
   const text = input.value.trim();
   if (!text || !state.game) return;

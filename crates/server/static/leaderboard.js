@@ -5,9 +5,10 @@
 import { wireHeader } from './common.js';
 
 wireHeader();
-const tabs = [...document.querySelectorAll('.lb-tabs a[data-variant]')];
-const sections = [...document.querySelectorAll('.lb-section[data-variant]')];
+const tabs = /** @type {HTMLAnchorElement[]} */ ([...document.querySelectorAll('.lb-tabs a[data-variant]')]);
+const sections = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('.lb-section[data-variant]')]);
 
+/** @param {string} variant */
 function show(variant) {
   for (const tab of tabs) {
     if (tab.dataset.variant === variant) tab.setAttribute('aria-current', 'page');

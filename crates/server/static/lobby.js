@@ -17,29 +17,54 @@
 // opponent filled in, `?computer=VARIANT` the computer dialog with that variant,
 // `?variant=VARIANT` highlights that variant's row of the grid.
 
-import { api, myName, clockText, wireHeader, esc } from './common.js';
+import { api, myName, clockText, wireHeader } from './common.js';
+import { $, esc } from './dom.js';
+import { showToTests } from './test-hook.js';
 import { LiveBoards } from './lobby/live.js';
 
 wireHeader();
-const $ = (id) => document.getElementById(id);
+/** @type {Record<string, string>} */
 const VARIANT_NAMES = {};
-for (const o of document.querySelectorAll('#seek-variant option')) VARIANT_NAMES[o.value] = o.textContent;
+for (const o of /** @type {NodeListOf<HTMLOptionElement>} */ (document.querySelectorAll('#seek-variant option'))) VARIANT_NAMES[o.value] = o.textContent;
+/** @param {string} v @returns {string} */
 const vname = (v) => VARIANT_NAMES[v] || v;
 /// The highest rating a seek's range may name: the page has it from the server.
-const MAX_RATING = Number($('seek-max').max);
+const MAX_RATING = Number(/** @type {HTMLInputElement} */ ($('seek-max')).max);
 /// Where a signed-out visitor's action waits across the sign-in reload.
 const PENDING_KEY = 'oddboard.lobby.pending';
 
+/**
+ * What the lobby page lives by, read by the browser tests as `window.oddboard.lobby`
+ * (test-hook.js): the socket and the commands awaiting their answer, the seeks and
+ * challenges as the server says them, and the grid's search under way.
+ * @type {{
+ *   socket: WebSocket | null, seeks: Map<number, import('./types.js').Seek>, challenges: Map<number, import('./types.js').Challenge>,
+ *   retry: number, ref: number, pending: Map<number, (answer: Answer) => void>,
+ *   registered: boolean, connected: boolean,
+ *   searching: { id: number, variant: string, time: number, inc: number, cancelling?: boolean } | null,
+ * }}
+ */
 const lobby = {
   socket: null, seeks: new Map(), challenges: new Map(), retry: 0, ref: 0, pending: new Map(),
   registered: false, connected: false,
   /// The quick-pairing search under way: `{ id, variant, time, inc }`.
   searching: null,
 };
-window.oddboard = { lobby };
+showToTests('oddboard', { lobby });
+
+/**
+ * The answer to a lobby command: a reply's text and data, or a refusal's text and code.
+ * @typedef {{ text: string, data?: any, code?: string, error?: boolean }} Answer
+ */
+
+/**
+ * What a signed-out visitor clicked, kept across the sign-in reload.
+ * @typedef {{ kind: 'quick', variant: string, time: number, inc: number } | { kind: 'command', message: import('./types.js').ClientMsg }} Pending
+ */
 
 // Account and the sign-in dialog ---------------------------------------------------------
 /// What a signed-out visitor asked for, carried out after they sign in.
+/** @type {Pending | null} */
 let afterSignIn = null;
 
 async function signedIn() {
@@ -49,8 +74,9 @@ async function signedIn() {
 
 $('login-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const form = e.target;
-  const action = e.submitter && e.submitter.value === 'register' ? 'register' : 'login';
+  const form = /** @type {HTMLFormElement & { username: HTMLInputElement, password: HTMLInputElement }} */ (e.target);
+  const submitter = /** @type {HTMLButtonElement | null} */ (e.submitter);
+  const action = submitter && submitter.value === 'register' ? 'register' : 'login';
   try {
     await api(`/api/auth/${action}`, { username: form.username.value, password: form.password.value });
     await signedIn();
@@ -69,19 +95,24 @@ $('guest-button').addEventListener('click', async () => {
 
 /// Asks a signed-out visitor to sign in (the account forms move into the dialog), then
 /// carries out `action` (see `carryOut`); `what` says what it was.
+/**
+ * @param {Pending} action
+ * @param {string} what
+ */
 function needSignIn(action, what) {
   afterSignIn = action;
   $('signin-why').textContent = `To ${what}, sign in, register, or play as a guest.`;
   $('signin-slot').appendChild($('account-forms'));
-  $('signin-dialog').showModal();
+  /** @type {HTMLDialogElement} */ ($('signin-dialog')).showModal();
 }
 $('signin-dialog').addEventListener('close', () => {
   afterSignIn = null;
   $('account-home').appendChild($('account-forms'));
 });
-$('signin-cancel').addEventListener('click', () => $('signin-dialog').close());
+$('signin-cancel').addEventListener('click', () => /** @type {HTMLDialogElement} */ ($('signin-dialog')).close());
 
 /// Carries out what a visitor asked for before signing in, once the lobby socket is up.
+/** @param {Pending} action */
 async function carryOut(action) {
   if (action.kind === 'quick') {
     await quick(action.variant, action.time, action.inc);
@@ -91,6 +122,7 @@ async function carryOut(action) {
   }
 }
 
+/** @returns {Pending | null} */
 function takePending() {
   const text = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
@@ -128,6 +160,10 @@ function connect() {
 /// Sends a command on the lobby socket; resolves with its answer: `{ text, data }` for a
 /// reply, `{ text, code, error: true }` for a refusal (the `error` event answering its `ref`),
 /// and `{ text, error: true }` when there is no open socket to send it on.
+/**
+ * @param {import('./types.js').ClientMsg} message
+ * @returns {Promise<Answer>}
+ */
 function command(message) {
   return new Promise((resolve) => {
     if (!lobby.socket || lobby.socket.readyState !== WebSocket.OPEN) {
@@ -140,12 +176,13 @@ function command(message) {
   });
 }
 
+/** @param {any} msg a lobby socket message (docs/protocol.md, "The lobby") */
 function handle(msg) {
   switch (msg.t) {
     case 'lobby': {
       lobby.registered = Boolean(msg.you && msg.you.registered);
-      lobby.seeks = new Map((msg.seeks || []).map((s) => [s.id, s]));
-      lobby.challenges = new Map((msg.challenges || []).map((c) => [c.id, c]));
+      lobby.seeks = new Map((msg.seeks || []).map((/** @type {import('./types.js').Seek} */ s) => [s.id, s]));
+      lobby.challenges = new Map((msg.challenges || []).map((/** @type {import('./types.js').Challenge} */ c) => [c.id, c]));
       if (lobby.searching && !lobby.seeks.has(lobby.searching.id)) endSearch('Your search ended.');
       renderSeeks();
       renderChallenges();
@@ -203,6 +240,11 @@ function handle(msg) {
 }
 
 /// A status line: the one under the grid, or a dialog's.
+/**
+ * @param {string} text
+ * @param {boolean} [error]
+ * @param {HTMLElement} [line]
+ */
 function status(text, error, line = $('quick-status')) {
   line.textContent = text || '';
   line.classList.toggle('error', Boolean(error));
@@ -210,12 +252,16 @@ function status(text, error, line = $('quick-status')) {
 
 // Quick pairing ------------------------------------------------------------------------------
 /// "5+3", or "no clock" for the lobby's `0 0`.
+/**
+ * @param {{ time: number, inc: number }} s
+ * @returns {string}
+ */
 function seekClock(s) {
   return s.time === 0 && s.inc === 0 ? 'no clock' : `${s.time}+${s.inc}`;
 }
 
 function showSearching() {
-  for (const cell of document.querySelectorAll('#quick-grid button.quick')) {
+  for (const cell of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#quick-grid button.quick'))) {
     const s = lobby.searching;
     const on = Boolean(s) && cell.dataset.variant === s.variant && Number(cell.dataset.time) === s.time && Number(cell.dataset.inc) === s.inc;
     cell.classList.toggle('searching', on);
@@ -224,6 +270,7 @@ function showSearching() {
   $('quick-cancel').hidden = !lobby.searching;
 }
 
+/** @param {string} [text] */
 function endSearch(text) {
   lobby.searching = null;
   showSearching();
@@ -250,6 +297,11 @@ async function cancelSearch() {
 
 /// A click on a grid cell: seeks that game, replacing (or, on the same cell, ending) the
 /// search under way.
+/**
+ * @param {string} variant
+ * @param {number} time
+ * @param {number} inc
+ */
 async function quick(variant, time, inc) {
   const s = lobby.searching;
   const same = s && s.variant === variant && s.time === time && s.inc === inc;
@@ -274,7 +326,7 @@ async function quick(variant, time, inc) {
 }
 
 $('quick-grid').addEventListener('click', (e) => {
-  const cell = e.target.closest('button.quick');
+  const cell = /** @type {HTMLButtonElement | null} */ (/** @type {Element} */ (e.target).closest('button.quick'));
   if (!cell) return;
   const [variant, time, inc] = [cell.dataset.variant, Number(cell.dataset.time), Number(cell.dataset.inc)];
   if (!myName()) {
@@ -317,6 +369,7 @@ function renderSeeks() {
 }
 
 /// Answers seek `id` (`play`), or asks a signed-out visitor to sign in first.
+/** @param {number} id */
 async function playSeek(id) {
   const seek = lobby.seeks.get(id);
   const message = { t: 'play', seek: id };
@@ -330,7 +383,7 @@ async function playSeek(id) {
 }
 
 $('seek-list').addEventListener('click', async (e) => {
-  const button = e.target.closest('button[data-seek]');
+  const button = /** @type {HTMLButtonElement | null} */ (/** @type {Element} */ (e.target).closest('button[data-seek]'));
   if (!button) return;
   const id = Number(button.dataset.seek);
   if (button.classList.contains('play')) {
@@ -341,10 +394,13 @@ $('seek-list').addEventListener('click', async (e) => {
   log(reply.text, reply.error ? 'error' : '');
 });
 
+/** @param {import('./types.js').Seek[]} seeks */
 function drawGraph(seeks) {
   const svg = $('seek-graph');
   const W = 400; const H = 200;
+  /** @param {number} minutes */
   const x = (minutes) => 30 + (Math.log2(1 + Math.min(minutes, 120)) / Math.log2(121)) * (W - 40);
+  /** @param {number} rating */
   const y = (rating) => H - 20 - ((Math.min(Math.max(rating, 800), 2400) - 800) / 1600) * (H - 30);
   let out = `<rect class="graph-bg" x="30" y="10" width="${W - 40}" height="${H - 30}"/>`;
   for (const m of [1, 3, 5, 10, 15, 30, 60]) out += `<text class="axis" x="${x(m)}" y="${H - 6}" text-anchor="middle">${m}</text>`;
@@ -357,8 +413,9 @@ function drawGraph(seeks) {
   }
   svg.innerHTML = out;
 }
+/** @param {Event} e */
 function graphPoint(e) {
-  const point = e.target.closest('[data-seek]');
+  const point = /** @type {SVGElement | null} */ (/** @type {Element} */ (e.target).closest('[data-seek]'));
   if (point && point.dataset.seek) playSeek(Number(point.dataset.seek));
 }
 $('seek-graph').addEventListener('click', graphPoint);
@@ -370,7 +427,7 @@ $('seek-graph').addEventListener('keydown', (e) => {
 async function pollSeeks() {
   try {
     const list = await api('/api/seeks');
-    lobby.seeks = new Map(list.seeks.map((s) => [s.id, s]));
+    lobby.seeks = new Map(list.seeks.map((/** @type {import('./types.js').Seek} */ s) => [s.id, s]));
     renderSeeks();
   } catch (_) {
     // Kept as they were until the next read.
@@ -393,7 +450,7 @@ function renderChallenges() {
   }).join('');
 }
 $('challenge-list').addEventListener('click', async (e) => {
-  const button = e.target.closest('button[data-challenge]');
+  const button = /** @type {HTMLButtonElement | null} */ (/** @type {Element} */ (e.target).closest('button[data-challenge]'));
   if (!button) return;
   const reply = await command({ t: button.dataset.do, id: Number(button.dataset.challenge) });
   log(reply.text, reply.error ? 'error' : '');
@@ -403,9 +460,13 @@ $('challenge-list').addEventListener('click', async (e) => {
 // The clock inputs' min, max and step are the server's bounds (the page fills them in); what
 // they cannot say is that a clock needs some minutes or some increment: `0+0` is refused by
 // the games API and means no clock to the lobby, which the "No clock" box is there to say.
+/** @param {string} prefix */
 function clockInputs(prefix) {
+  /** @type {HTMLInputElement} */
   const untimed = $(`${prefix}-untimed`);
+  /** @type {HTMLInputElement} */
   const minutes = $(`${prefix}-minutes`);
+  /** @type {HTMLInputElement} */
   const increment = $(`${prefix}-increment`);
   const check = () => {
     minutes.disabled = untimed.checked;
@@ -421,33 +482,47 @@ function clockInputs(prefix) {
 for (const prefix of ['seek', 'computer', 'friend']) clockInputs(prefix);
 
 /// A games-API clock from a dialog's inputs: null for none.
+/**
+ * @param {string} prefix
+ * @returns {{ minutes: number, increment: number } | null}
+ */
 function apiClock(prefix) {
-  return $(`${prefix}-untimed`).checked ? null
-    : { minutes: Number($(`${prefix}-minutes`).value), increment: Number($(`${prefix}-increment`).value) };
+  /** @type {HTMLInputElement} */
+  const untimed = $(`${prefix}-untimed`);
+  /** @type {HTMLInputElement} */
+  const minutes = $(`${prefix}-minutes`);
+  /** @type {HTMLInputElement} */
+  const increment = $(`${prefix}-increment`);
+  return untimed.checked ? null : { minutes: Number(minutes.value), increment: Number(increment.value) };
 }
 
+/**
+ * @param {string} button
+ * @param {string} dialog
+ * @param {() => void} [prepare]
+ */
 function opens(button, dialog, prepare) {
   $(button).addEventListener('click', () => {
     if (prepare) prepare();
-    $(dialog).showModal();
+    /** @type {HTMLDialogElement} */ ($(dialog)).showModal();
   });
 }
 for (const [cancel, dialog] of [['create-cancel', 'create-dialog'], ['computer-cancel', 'computer-dialog'], ['friend-cancel', 'friend-dialog']]) {
-  $(cancel).addEventListener('click', () => $(dialog).close());
+  $(cancel).addEventListener('click', () => /** @type {HTMLDialogElement} */ ($(dialog)).close());
 }
 
 // "Create a game": every option of a FICS seek, or a challenge to one user (`match`).
 opens('create-open', 'create-dialog', () => { $('seek-status').textContent = ''; });
 
 function terms() {
-  const color = $('seek-color').value;
+  const color = /** @type {HTMLSelectElement} */ ($('seek-color')).value;
   // `0 0` is the lobby's game without a clock.
-  const untimed = $('seek-untimed').checked;
+  const untimed = /** @type {HTMLInputElement} */ ($('seek-untimed')).checked;
   return {
-    variant: $('seek-variant').value,
-    time: untimed ? 0 : Number($('seek-minutes').value),
-    inc: untimed ? 0 : Number($('seek-increment').value),
-    rated: $('seek-rated').checked,
+    variant: /** @type {HTMLSelectElement} */ ($('seek-variant')).value,
+    time: untimed ? 0 : Number(/** @type {HTMLInputElement} */ ($('seek-minutes')).value),
+    inc: untimed ? 0 : Number(/** @type {HTMLInputElement} */ ($('seek-increment')).value),
+    rated: /** @type {HTMLInputElement} */ ($('seek-rated')).checked,
     color: color === 'random' ? null : color,
   };
 }
@@ -455,12 +530,12 @@ function terms() {
 $('seek-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const line = $('seek-status');
-  const opponent = $('seek-opponent').value.trim();
+  const opponent = /** @type {HTMLInputElement} */ ($('seek-opponent')).value.trim();
   const message = opponent
     ? { t: 'match', user: opponent, ...terms() }
-    : { t: 'seek', ...terms(), manual: $('seek-manual').checked, formula: $('seek-formula').checked, min: Number($('seek-min').value), max: Number($('seek-max').value) };
+    : { t: 'seek', ...terms(), manual: /** @type {HTMLInputElement} */ ($('seek-manual')).checked, formula: /** @type {HTMLInputElement} */ ($('seek-formula')).checked, min: Number(/** @type {HTMLInputElement} */ ($('seek-min')).value), max: Number(/** @type {HTMLInputElement} */ ($('seek-max')).value) };
   if (!myName()) {
-    $('create-dialog').close();
+    /** @type {HTMLDialogElement} */ ($('create-dialog')).close();
     needSignIn({ kind: 'command', message }, opponent ? `challenge ${opponent}` : 'post this seek');
     return;
   }
@@ -470,7 +545,7 @@ $('seek-form').addEventListener('submit', async (e) => {
     return;
   }
   status('', false, line);
-  $('create-dialog').close();
+  /** @type {HTMLDialogElement} */ ($('create-dialog')).close();
   status(reply.text);
   log(reply.text);
 });
@@ -482,10 +557,10 @@ opens('computer-open', 'computer-dialog', () => {
 $('computer-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const body = {
-    variant: $('computer-variant').value,
-    level: Number($('computer-level').value),
+    variant: /** @type {HTMLSelectElement} */ ($('computer-variant')).value,
+    level: Number(/** @type {HTMLSelectElement} */ ($('computer-level')).value),
     clock: apiClock('computer'),
-    color: $('computer-color').value,
+    color: /** @type {HTMLSelectElement} */ ($('computer-color')).value,
   };
   const line = $('computer-status');
   try {
@@ -504,15 +579,15 @@ opens('friend-open', 'friend-dialog', () => {
 });
 $('friend-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const body = { variant: $('friend-variant').value, clock: apiClock('friend'), color: $('friend-color').value };
+  const body = { variant: /** @type {HTMLSelectElement} */ ($('friend-variant')).value, clock: apiClock('friend'), color: /** @type {HTMLSelectElement} */ ($('friend-color')).value };
   const line = $('friend-status');
   try {
     // A link needs no lobby: a visitor who is not signed in plays as a guest.
     if (!myName()) await api('/api/auth/guest', {});
     const created = await api('/api/games', body);
     const link = new URL(created.url, location.href).href;
-    $('friend-link').value = link;
-    $('friend-go').href = created.url;
+    /** @type {HTMLInputElement} */ ($('friend-link')).value = link;
+    /** @type {HTMLAnchorElement} */ ($('friend-go')).href = created.url;
     $('friend-result').hidden = false;
     status('Send this link to your friend; the game starts when they open it.', false, line);
   } catch (err) {
@@ -520,6 +595,7 @@ $('friend-form').addEventListener('submit', async (e) => {
   }
 });
 $('friend-copy').addEventListener('click', async () => {
+  /** @type {HTMLInputElement} */
   const input = $('friend-link');
   const line = $('friend-status');
   try {
@@ -538,7 +614,7 @@ const liveBoards = new LiveBoards($('live-boards'), vname);
 async function refresh() {
   try {
     const waiting = await api('/api/games?status=waiting&limit=50');
-    $('open-list').innerHTML = waiting.games.map((g) => {
+    $('open-list').innerHTML = waiting.games.map((/** @type {import('./types.js').GameSummary} */ g) => {
       const who = g.white_name || g.black_name || '';
       const colour = g.white_name ? 'black' : g.black_name ? 'white' : 'random';
       return `<tr><td>${who ? `<a href="/player/${esc(who)}">${esc(who)}</a>` : 'anyone'}</td>`
@@ -547,7 +623,7 @@ async function refresh() {
     }).join('') || '<tr><td colspan="4" class="muted">No open challenge links.</td></tr>';
     const live = await api('/api/games?status=active&limit=50');
     liveBoards.show(live.games);
-    $('live-list').innerHTML = live.games.map((g) => `<tr><td>${esc(g.white_name)}</td><td>${esc(g.black_name)}</td>`
+    $('live-list').innerHTML = live.games.map((/** @type {import('./types.js').GameSummary} */ g) => `<tr><td>${esc(g.white_name)}</td><td>${esc(g.black_name)}</td>`
       + `<td>${esc(vname(g.variant))} ${esc(clockText(g.clock))}</td><td>${g.action_count}</td>`
       + `<td><a href="/game/${esc(g.game_id)}" aria-label="Watch ${esc(g.white_name)} against ${esc(g.black_name)}">Watch</a></td></tr>`).join('')
       || '<tr><td colspan="5" class="muted">No games in progress.</td></tr>';
@@ -557,6 +633,10 @@ async function refresh() {
 }
 
 // Console ---------------------------------------------------------------------------------
+/**
+ * @param {string} text
+ * @param {string} [cls]
+ */
 function log(text, cls) {
   if (!text) return;
   const line = document.createElement('div');
@@ -567,6 +647,7 @@ function log(text, cls) {
 }
 $('console-form').addEventListener('submit', async (e) => {
   e.preventDefault();
+  /** @type {HTMLInputElement} */
   const input = $('console-input');
   const line = input.value.trim();
   if (!line) return;
@@ -579,23 +660,24 @@ $('console-form').addEventListener('submit', async (e) => {
 // URL parameters ------------------------------------------------------------------------------
 function fromUrl() {
   const params = new URLSearchParams(location.search);
+  /** @param {string} v */
   const known = (v) => Object.prototype.hasOwnProperty.call(VARIANT_NAMES, v);
   const variant = params.get('variant');
   if (variant && known(variant)) {
     const row = document.querySelector(`.quick-row[data-variant="${CSS.escape(variant)}"]`);
     row.classList.add('highlight');
-    row.querySelector('button.quick').focus({ preventScroll: true });
+    /** @type {HTMLButtonElement} */ (row.querySelector('button.quick')).focus({ preventScroll: true });
     row.scrollIntoView({ block: 'nearest' });
   }
   const computer = params.get('computer');
   if (computer && known(computer)) {
-    $('computer-variant').value = computer;
+    /** @type {HTMLSelectElement} */ ($('computer-variant')).value = computer;
     $('computer-open').click();
     return;
   }
   const opponent = params.get('challenge');
   if (opponent) {
-    $('seek-opponent').value = opponent.slice(0, 20);
+    /** @type {HTMLInputElement} */ ($('seek-opponent')).value = opponent.slice(0, 20);
     $('create-open').click();
   }
 }

@@ -9,15 +9,22 @@
 // side in it, the main board first.
 
 import { CELL, cellAt, pieceMarkup } from './board-draw.js';
-import { esc, squareName } from './board-actions.js';
+import { squareName } from './board-actions.js';
+import { esc } from './dom.js';
 
 /// The gap between two boards of one picture, in board units.
 const GAP = 40;
 
 /// The rules snapshot after an action: `update` replaces every field it has, and its
 /// `removed` and `placed` squares say which pieces changed.
+/**
+ * @param {import('./types.js').Snapshot} rules
+ * @param {import('./types.js').SnapshotUpdate} update
+ * @returns {import('./types.js').Snapshot}
+ */
 export function applyUpdate(rules, update) {
   const { removed, placed, ...fields } = update;
+  /** @param {import('./types.js').SquareRef} p */
   const key = (p) => `${p.board} ${p.square}`;
   const replaced = new Set([...removed, ...placed].map(key));
   const pieces = rules.pieces.filter((p) => !replaced.has(key(p))).concat(placed);
@@ -25,8 +32,15 @@ export function applyUpdate(rules, update) {
 }
 
 /// The squares of one board, shaded as the game shows them.
+/**
+ * @param {import('./types.js').BoardSpec} board
+ * @param {import('./types.js').Color} orientation
+ * @param {Set<string>} last `board square` of the last action's squares
+ * @returns {string}
+ */
 function squaresMarkup(board, orientation, last) {
   const holes = new Set(board.holes);
+  /** @type {Map<string, import('./types.js').Zone>} */
   const zoneOf = new Map();
   for (const zone of board.zones || []) for (const sq of zone.squares) zoneOf.set(sq, zone);
   let out = '';
@@ -52,6 +66,11 @@ function squaresMarkup(board, orientation, last) {
 /// The markup of a picture of `rules` (a rules snapshot): an `<svg role="img">` named
 /// `label`, White at the bottom unless `orientation` is `'black'`. Its width follows its
 /// container (CSS class `mini-board`); its height follows from the boards' proportions.
+/**
+ * @param {import('./types.js').Snapshot} rules
+ * @param {{ orientation?: import('./types.js').Color, label?: string }} [options]
+ * @returns {string}
+ */
 export function miniBoardSvg(rules, { orientation = 'white', label = 'Board' } = {}) {
   const boards = rules.boards || [];
   const last = new Set(((rules.last_action && rules.last_action.squares) || [])

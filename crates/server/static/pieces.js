@@ -3,6 +3,7 @@
 // Chess adds the Dabbabah, drawn as a wheeled siege engine). Drawn as plain shapes so that they
 // stay crisp at any size and need no image files.
 
+/** @type {Record<string, string>} */
 const SHAPES = {
   pawn: `
     <circle cx="50" cy="30" r="12"/>
@@ -42,12 +43,21 @@ const SHAPES = {
 };
 
 /// The name of each role in accessible names.
+/** @type {Record<string, string>} */
 export const ROLE_NAMES = {
   pawn: 'pawn', knight: 'knight', bishop: 'bishop', rook: 'rook', queen: 'queen',
   king: 'king', dabbabah: 'dabbabah',
 };
 
 /// The SVG markup of a piece, drawn in a 100x100 box at (x, y).
+/**
+ * @param {string} role
+ * @param {string} color
+ * @param {number} x
+ * @param {number} y
+ * @param {number} [size]
+ * @returns {string}
+ */
 export function pieceSvg(role, color, x, y, size = 100) {
   const shape = SHAPES[role] || `<circle cx="50" cy="50" r="30"/><text x="50" y="60" text-anchor="middle" font-size="30">${role[0] || '?'}</text>`;
   const scale = size / 100;

@@ -7,31 +7,50 @@
 // rendered by the server, the chart has a fixed shape, the games come last on the page with
 // their pager above them), so the page does not move as it loads.
 
-import { api, clockText, outcomeText, scoreText, wireHeader, esc } from './common.js';
+import { api, clockText, outcomeText, scoreText, wireHeader } from './common.js';
+import { $, esc } from './dom.js';
 import { miniBoardSvg } from './miniboard.js';
+import { chartSvg, dateText } from './rating-chart.js';
 
 wireHeader();
-const root = document.getElementById('player');
+const root = $('player');
 const name = root.dataset.username;
-const $ = (id) => document.getElementById(id);
 const userPath = `/api/users/${encodeURIComponent(name)}`;
+/** @type {Record<string, string>} */
 const VARIANT_NAMES = {};
-for (const o of $('chart-variant').options) VARIANT_NAMES[o.value] = o.textContent;
+/** @type {HTMLSelectElement} */
+const chartVariant = $('chart-variant');
+/** @type {HTMLSelectElement} */
+const filterVariant = $('filter-variant');
+/** @type {HTMLSelectElement} */
+const filterResult = $('filter-result');
+/** @type {HTMLButtonElement} */
+const prevPage = $('prev-page');
+/** @type {HTMLButtonElement} */
+const nextPage = $('next-page');
+for (const o of chartVariant.options) VARIANT_NAMES[o.value] = o.textContent;
 const PER_PAGE = 20;
 /// Board requests in flight at once: a page of games asks for up to PER_PAGE.
 const BOARD_REQUESTS = 4;
 let page = 1;
 /// Rating history by variant, oldest first.
+/** @type {Record<string, import('./types.js').RatingEntry[]>} */
 const history = {};
 /// Finished games' boards by game id (they never change), for paging back; at most
 /// BOARDS_KEPT.
+/** @type {Map<string, any>} */
 const boards = new Map();
 const BOARDS_KEPT = 200;
 /// Which list of games is the latest asked for: an older answer does not replace it.
 let listed = 0;
 
+/** @param {string | null} other */
 const samePlayer = (other) => !!other && other.toLowerCase() === name.toLowerCase();
 
+/**
+ * @param {import('./types.js').GameSummary} g
+ * @returns {'win' | 'draw' | 'loss' | null} the player's
+ */
 function myResult(g) {
   if (!g.outcome || g.outcome.reason === 'aborted') return null;
   if (!g.outcome.winner) return 'draw';
@@ -40,8 +59,11 @@ function myResult(g) {
 
 // ---- ratings and results -------------------------------------------------------------------
 
+/** @returns {Promise<Record<string, { rating: number, provisional: boolean }>>} the player's ratings by variant */
 async function loadRatings() {
+  /** @type {Record<string, { rating: number, provisional: boolean }>} */
   const ratings = {};
+  /** @type {Record<string, { finished: number, wins: number, draws: number, losses: number }>} */
   const results = {};
   try {
     const finger = await api(userPath);
@@ -49,13 +71,13 @@ async function loadRatings() {
     const counted = await api(`${userPath}/results`);
     for (const entry of counted.results) results[entry.variant] = entry;
   } catch (_) { /* unknown player: the games list says so */ }
-  for (const row of $('ratings').rows) {
+  for (const row of /** @type {HTMLTableElement} */ ($('ratings')).rows) {
     const variant = row.dataset.variant;
     const rating = ratings[variant];
     const r = results[variant] || { finished: 0, wins: 0, draws: 0, losses: 0 };
     const cells = row.cells;
     cells[1].textContent = rating ? `${Math.round(rating.rating)}${rating.provisional ? '?' : ''}` : '—';
-    cells[2].textContent = r.finished;
+    cells[2].textContent = String(r.finished);
     cells[3].textContent = `${r.wins} / ${r.draws} / ${r.losses}`;
   }
   return ratings;
@@ -63,65 +85,10 @@ async function loadRatings() {
 
 // ---- the rating chart ----------------------------------------------------------------------
 
-/// The chart is drawn in the pixels of its box (player.css gives the box its 5:2 shape), so
-/// its labels are the same size on a phone as on a desktop; it is drawn again when the box
-/// changes width.
-const PAD = { left: 44, right: 48, top: 12, bottom: 34 };
-const MIN_WIDTH = 280;
-
-/// Round gridline values covering [lo, hi]: steps of 25, 50, 100 or 200 points.
-function gridValues(lo, hi) {
-  const step = [25, 50, 100, 200, 500].find((s) => (hi - lo) / s <= 5) || 1000;
-  const start = Math.floor(lo / step) * step;
-  const values = [];
-  for (let v = start; v <= hi + step; v += step) {
-    values.push(v);
-    if (v >= hi) break;
-  }
-  return values;
-}
-
-const dateText = (iso) => new Date(iso).toLocaleDateString();
-
-/// The SVG of one variant's history (at least one entry), `width` pixels wide, named by
-/// `captionId`.
-function chartSvg(entries, captionId, width) {
-  const W = Math.max(MIN_WIDTH, Math.round(width));
-  const H = Math.round(W * 0.4);
-  const ratings = entries.map((e) => e.rating);
-  const grid = gridValues(Math.min(...ratings), Math.max(...ratings));
-  const lo = grid[0];
-  const hi = grid[grid.length - 1] === lo ? lo + 50 : grid[grid.length - 1];
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const x = (i) => PAD.left + (entries.length === 1 ? plotW / 2 : (i * plotW) / (entries.length - 1));
-  const y = (r) => PAD.top + plotH - ((r - lo) / (hi - lo)) * plotH;
-  let out = `<svg class="rating-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${captionId}" focusable="false">`;
-  out += `<rect class="chart-bg" x="${PAD.left}" y="${PAD.top}" width="${plotW}" height="${plotH}"/>`;
-  for (const v of grid) {
-    out += `<line class="chart-grid" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(v)}" y2="${y(v)}"/>`;
-    out += `<text class="chart-axis" x="${PAD.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
-  }
-  // The x axis counts rated games; its ends say when the first and the last were played.
-  const last = entries.length - 1;
-  out += `<text class="chart-axis" x="${PAD.left}" y="${H - 18}" text-anchor="start">game 1</text>`;
-  out += `<text class="chart-axis" x="${PAD.left}" y="${H - 4}" text-anchor="start">${esc(dateText(entries[0].created_at))}</text>`;
-  if (last > 0) {
-    out += `<text class="chart-axis" x="${PAD.left + plotW}" y="${H - 18}" text-anchor="end">game ${last + 1}</text>`;
-    out += `<text class="chart-axis" x="${PAD.left + plotW}" y="${H - 4}" text-anchor="end">${esc(dateText(entries[last].created_at))}</text>`;
-  }
-  const points = entries.map((e, i) => `${x(i).toFixed(1)},${y(e.rating).toFixed(1)}`).join(' ');
-  if (entries.length > 1) out += `<polyline class="chart-line" points="${points}"/>`;
-  entries.forEach((e, i) => {
-    const r = Math.round(e.rating);
-    out += `<circle class="chart-point" cx="${x(i).toFixed(1)}" cy="${y(e.rating).toFixed(1)}" r="${entries.length > 60 ? 2 : 3.5}" data-rating="${r}">`
-      + `<title>Game ${i + 1}, ${esc(dateText(e.created_at))}: ${r}</title></circle>`;
-  });
-  const now = Math.round(ratings[last]);
-  out += `<text class="chart-current" x="${x(last) + 8}" y="${y(ratings[last]) + 4}">${now}</text>`;
-  return `${out}</svg>`;
-}
-
+/**
+ * @param {string} variant
+ * @param {Record<string, { provisional: boolean }>} ratings
+ */
 function showChart(variant, ratings) {
   const entries = history[variant] || [];
   const label = VARIANT_NAMES[variant] || variant;
@@ -142,24 +109,25 @@ function showChart(variant, ratings) {
     + `<td>${esc(dateText(e.created_at))}</td><td>${Math.round(e.rating)}</td></tr>`).join('');
 }
 
+/** @param {Record<string, { provisional: boolean }>} ratings */
 async function loadChart(ratings) {
   try {
     const data = await api(`${userPath}/ratings/history`);
     for (const entry of data.history) (history[entry.variant] ||= []).push(entry);
   } catch (_) { /* unknown player: no history */ }
   // The variant played most, rated, is the one shown first.
-  const counts = Object.entries(history).map(([v, list]) => [v, list.length]);
+  const counts = Object.entries(history).map(([v, list]) => /** @type {[string, number]} */ ([v, list.length]));
   counts.sort((a, b) => b[1] - a[1]);
-  if (counts.length) $('chart-variant').value = counts[0][0];
-  const redraw = () => showChart($('chart-variant').value, ratings);
+  if (counts.length) chartVariant.value = counts[0][0];
+  const redraw = () => showChart(chartVariant.value, ratings);
   redraw();
-  $('chart-variant').addEventListener('change', redraw);
+  chartVariant.addEventListener('change', redraw);
   // A new width redraws the picture only: the caption and the table do not depend on it.
   let width = $('chart').clientWidth;
   new ResizeObserver(() => {
     if ($('chart').clientWidth === width) return;
     width = $('chart').clientWidth;
-    const entries = history[$('chart-variant').value] || [];
+    const entries = history[chartVariant.value] || [];
     if (entries.length) $('chart').innerHTML = chartSvg(entries, 'chart-caption', width);
   }).observe($('chart'));
 }
@@ -168,8 +136,9 @@ async function loadChart(ratings) {
 
 /// Fills each `.mini-box[data-game]` of the list with its game's board, a few requests at a
 /// time; a later page replaces the list, and boards of rows gone are not drawn.
+/** @param {HTMLElement} list */
 async function drawBoards(list) {
-  const queue = [...list.querySelectorAll('.mini-box[data-game]')];
+  const queue = /** @type {HTMLElement[]} */ ([...list.querySelectorAll('.mini-box[data-game]')]);
   const worker = async () => {
     for (let box = queue.shift(); box; box = queue.shift()) {
       const id = box.dataset.game;
@@ -195,10 +164,15 @@ async function drawBoards(list) {
   await Promise.all(Array.from({ length: BOARD_REQUESTS }, worker));
 }
 
+/**
+ * @param {import('./types.js').GameSummary} g
+ * @returns {string}
+ */
 function gameRow(g) {
   const aborted = g.outcome && g.outcome.reason === 'aborted';
   const score = g.outcome && !aborted ? scoreText(g.outcome) : g.status;
   const mine = myResult(g);
+  /** @param {string | null} who */
   const player = (who) => (who ? `<a href="/player/${encodeURIComponent(who)}">${esc(who)}</a>` : '?');
   const watch = g.status === 'active';
   return `<tr data-game="${esc(g.game_id)}"${mine ? ` class="res-${mine}"` : ''}>`
@@ -212,9 +186,9 @@ function gameRow(g) {
 }
 
 async function loadGames() {
-  const variant = $('filter-variant').value;
-  const result = $('filter-result').value;
-  const query = new URLSearchParams({ page, per_page: PER_PAGE });
+  const variant = filterVariant.value;
+  const result = filterResult.value;
+  const query = new URLSearchParams({ page: String(page), per_page: String(PER_PAGE) });
   if (variant) query.set('variant', variant);
   if (result) query.set('result', result);
   root.dataset.boards = 'loading';
@@ -229,15 +203,15 @@ async function loadGames() {
   if (mine !== listed) return;
   $('games').innerHTML = data.games.map(gameRow).join('') || '<tr><td colspan="3" class="muted">No games.</td></tr>';
   $('page-label').textContent = `Page ${page}`;
-  $('prev-page').disabled = page <= 1;
-  $('next-page').disabled = data.games.length < PER_PAGE;
+  prevPage.disabled = page <= 1;
+  nextPage.disabled = data.games.length < PER_PAGE;
   await drawBoards($('games'));
   if (mine === listed) root.dataset.boards = 'drawn';
 }
 
-$('filter-variant').addEventListener('change', () => { page = 1; loadGames(); });
-$('filter-result').addEventListener('change', () => { page = 1; loadGames(); });
-$('prev-page').addEventListener('click', () => { page = Math.max(1, page - 1); loadGames(); });
-$('next-page').addEventListener('click', () => { page += 1; loadGames(); });
+filterVariant.addEventListener('change', () => { page = 1; loadGames(); });
+filterResult.addEventListener('change', () => { page = 1; loadGames(); });
+prevPage.addEventListener('click', () => { page = Math.max(1, page - 1); loadGames(); });
+nextPage.addEventListener('click', () => { page += 1; loadGames(); });
 loadGames();
 loadRatings().then(loadChart).then(() => { root.dataset.chart = 'drawn'; });

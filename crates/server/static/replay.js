@@ -8,15 +8,40 @@
 import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
+import { $ } from './dom.js';
+import { showToTests } from './test-hook.js';
+import { commitmentOf, hmacKey, rollDie, unhex } from './dice-verify.js';
 
 wireHeader();
-const root = document.getElementById('replay');
+const root = $('replay');
 const gameId = root.dataset.gameId;
-const $ = (id) => document.getElementById(id);
-const board = new BoardView($('boards'), {});
-const state = { data: null, ply: 0, flipped: false, analysis: null };
-window.oddboard = state;
+/**
+ * A takeback or a gift of more time in the stored game.
+ * @typedef {{ kind: 'takeback' | 'more_time', ply: number, by?: string, to?: string, ms?: number, taken_back?: import('./types.js').MoveView[] }} Adjustment
+ */
 
+/**
+ * `GET /api/games/{id}/replay`: every position of the game, its actions and what else it says.
+ * @typedef {object} Replay
+ * @property {import('./types.js').Snapshot[]} snapshots
+ * @property {import('./types.js').MoveView[]} actions
+ * @property {Adjustment[]} [adjustments]
+ * @property {string | null} white
+ * @property {string | null} black
+ * @property {string} variant_name
+ * @property {string} status
+ * @property {string} result
+ * @property {import('./types.js').Outcome | null} outcome
+ * @property {string | null} [dice_commitment]
+ * @property {string | null} [dice_seed]
+ */
+
+const board = new BoardView($('boards'), {});
+/** @type {{ data: Replay | null, ply: number, flipped: boolean, analysis: { show(ply: number): void } | null }} */
+const state = { data: null, ply: 0, flipped: false, analysis: null };
+showToTests('oddboard', state);
+
+/** @param {number} ply */
 function show(ply) {
   const data = state.data;
   state.ply = Math.max(0, Math.min(ply, data.snapshots.length - 1));
@@ -37,14 +62,20 @@ function show(ply) {
   if (state.analysis) state.analysis.show(state.ply);
 }
 
+/** @param {string} color */
 const colorName = (color) => (color === 'black' ? 'Black' : 'White');
 
 /// A ply as a move list numbers it: `12. Nf3` for White's, `12… Nf6` for Black's.
+/** @param {import('./types.js').MoveView} action */
 const numbered = (action) => `${Math.ceil(action.ply / 2)}${action.ply % 2 ? '.' : '…'} ${action.human}`;
 
 /// Takebacks and gifts of more time, each as a note in the move list after the move it
 /// followed (`ply` is the number of actions right after it). Text only: names and
 /// notations come from the server but are never parsed as HTML.
+/**
+ * @param {HTMLElement} list
+ * @param {Adjustment[]} adjustments
+ */
 function renderAdjustments(list, adjustments) {
   const rows = [...list.children];
   const placed = new Map();
@@ -84,7 +115,7 @@ async function load() {
     graph: $('analysis-graph'), line: $('analysis-line'), drops: $('analysis-drops'),
   }, show, d.snapshots.length);
   const over = d.status === 'finished' || d.status === 'aborted';
-  $('analysis-toggle').disabled = !over;
+  /** @type {HTMLButtonElement} */ ($('analysis-toggle')).disabled = !over;
   if (!over) $('analysis-toggle').title = 'A game can be analysed once it is over.';
   show(d.snapshots.length - 1);
   root.dataset.loaded = 'true';
@@ -97,7 +128,8 @@ $('next').addEventListener('click', () => show(state.ply + 1));
 $('last').addEventListener('click', () => show(Infinity));
 $('flip').addEventListener('click', () => { state.flipped = !state.flipped; show(state.ply); });
 document.addEventListener('keydown', (e) => {
-  if (!state.data || e.target.closest('input, textarea, select')) return;
+  if (!state.data || /** @type {Element} */ (e.target).closest('input, textarea, select')) return;
+  /** @type {Record<string, number>} */
   const moves = { ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, ArrowUp: 0, ArrowDown: Infinity, Home: 0, End: Infinity };
   if (e.key in moves) {
     e.preventDefault();
@@ -106,35 +138,7 @@ document.addEventListener('keydown', (e) => {
 });
 
 // Dice verification ---------------------------------------------------------------------------
-const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
-
-async function hmac(key, message) {
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, message));
-}
-
-/// The value of die `index` with `sides` sides: the first of the four big-endian u64 words
-/// of the MAC below 2^64 − (2^64 mod sides), reduced mod sides, plus one; if all four are
-/// rejected, the next MACs add an attempt counter (u32 big-endian).
-async function rollDie(key, gameIdBytes, index, sides) {
-  const n = BigInt(sides);
-  const limit = (1n << 64n) - ((1n << 64n) % n);
-  for (let attempt = 0; attempt < 16; attempt++) {
-    const extra = attempt === 0 ? 0 : 4;
-    const message = new Uint8Array(gameIdBytes.length + 8 + extra);
-    message.set(gameIdBytes, 0);
-    new DataView(message.buffer).setBigUint64(gameIdBytes.length, BigInt(index));
-    if (attempt) new DataView(message.buffer).setUint32(gameIdBytes.length + 8, attempt);
-    const mac = await hmac(key, message);
-    const view = new DataView(mac.buffer);
-    for (let w = 0; w < 4; w++) {
-      const word = view.getBigUint64(w * 8);
-      if (word < limit) return Number(word % n) + 1;
-    }
-  }
-  return null;
-}
-
+/** @param {Replay} d */
 async function verifyDice(d) {
   $('dice').hidden = false;
   const result = $('dice-result');
@@ -155,8 +159,8 @@ async function verifyDice(d) {
     return;
   }
   const seed = unhex(record.seed);
-  const commitment = hex(await crypto.subtle.digest('SHA-256', seed));
-  const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const commitment = await commitmentOf(seed);
+  const key = await hmacKey(seed);
   const gid = new TextEncoder().encode(record.game_id);
   let rolls = 0;
   let bad = 0;

@@ -10,6 +10,11 @@
   var BOARD = 'oddboard.boardTheme';
   var CHOICES = { theme: ['system', 'light', 'dark'], board: ['brown', 'blue', 'green'] };
 
+  /**
+   * @param {string} key
+   * @param {string[]} allowed
+   * @returns {string}
+   */
   function read(key, allowed) {
     var value = null;
     // Storage can be refused (privacy settings, a sandboxed frame): the defaults stand.
@@ -24,15 +29,16 @@
     root.dataset.boardTheme = read(BOARD, CHOICES.board);
     if (!document.body) return;
     document.body.dataset.boardTheme = root.dataset.boardTheme;
-    var inputs = document.querySelectorAll('input[name="theme"], input[name="board-theme"]');
+    var inputs = /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name="theme"], input[name="board-theme"]'));
     for (var i = 0; i < inputs.length; i++) {
       var chosen = inputs[i].name === 'theme' ? root.dataset.theme : root.dataset.boardTheme;
       inputs[i].checked = inputs[i].value === chosen;
     }
   }
 
+  /** @param {Event} e */
   function choose(e) {
-    var input = e.target;
+    var input = /** @type {HTMLInputElement} */ (e.target);
     if (input.name !== 'theme' && input.name !== 'board-theme') return;
     try { localStorage.setItem(input.name === 'theme' ? THEME : BOARD, input.value); } catch (err) { /* this page only */ }
     // Set from the input itself too, for a browser that keeps nothing.
@@ -42,12 +48,12 @@
 
   function wire() {
     apply();
-    var menu = document.getElementById('display-menu');
+    var menu = /** @type {HTMLDetailsElement} */ (document.getElementById('display-menu'));
     if (!menu) return;
     menu.addEventListener('change', choose);
     // A menu closes as menus do: a click elsewhere, or Escape (back to its summary).
     document.addEventListener('click', function (e) {
-      if (menu.open && !menu.contains(e.target)) menu.open = false;
+      if (menu.open && !menu.contains(/** @type {Node} */ (e.target))) menu.open = false;
     });
     menu.addEventListener('keydown', function (e) {
       if (e.key === 'Escape' && menu.open) { menu.open = false; menu.querySelector('summary').focus(); }

@@ -16,7 +16,7 @@ wireHeader();
 const MAX_ACTIONS = 16;
 
 function drawPictures() {
-  for (const el of document.querySelectorAll('.variant-picture[data-snapshot]')) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.variant-picture[data-snapshot]'))) {
     let rules;
     try { rules = JSON.parse(el.dataset.snapshot); } catch (_) { continue; }
     el.innerHTML = miniBoardSvg(rules, { label: el.dataset.label || 'Set-up' });
@@ -25,17 +25,28 @@ function drawPictures() {
   if (list) list.dataset.drawn = 'true';
 }
 
+/**
+ * A lesson of `GET /api/variants/{id}/lessons`: its id and set-up.
+ * @typedef {{ id: string, rules: import('./types.js').Snapshot }} Lesson
+ */
+
 /// One lesson's board: its set-up, the actions played on it so far, and the result line.
 class TryBoard {
+  /**
+   * @param {HTMLElement} figure
+   * @param {string} variant
+   * @param {Lesson} lesson
+   */
   constructor(figure, variant, lesson) {
     this.figure = figure;
     this.variant = variant;
     this.lesson = lesson;
+    /** @type {string[]} */
     this.actions = [];
     this.rules = lesson.rules;
     this.busy = false;
-    this.result = figure.querySelector('.try-result');
-    this.rolls = figure.querySelector('.try-rolls');
+    this.result = /** @type {HTMLElement} */ (figure.querySelector('.try-result'));
+    this.rolls = /** @type {HTMLElement | null} */ (figure.querySelector('.try-rolls'));
     this.view = new BoardView(figure.querySelector('.try-boards'), {
       onAction: (action) => this.play(action),
       picker: figure.querySelector('.try-picker'),
@@ -46,6 +57,10 @@ class TryBoard {
     figure.dataset.state = 'ready';
   }
 
+  /**
+   * @param {import('./types.js').Snapshot} rules
+   * @param {string} message
+   */
   show(rules, message) {
     this.rules = rules;
     this.view.update(rules, !rules.outcome);
@@ -54,6 +69,7 @@ class TryBoard {
     if (this.rolls) renderRolls(this.rolls, rules.last_action);
   }
 
+  /** @param {string} action */
   async play(action) {
     if (this.busy) return;
     if (this.actions.length >= MAX_ACTIONS) {
@@ -87,6 +103,7 @@ class TryBoard {
   }
 }
 
+/** @param {HTMLElement} page */
 async function variantPage(page) {
   const variant = page.dataset.variant;
   let list;
@@ -106,14 +123,12 @@ async function variantPage(page) {
       const view = new BoardView(setup);
       view.update(list.start, false);
     }
-    const boards = [];
     for (const lesson of list.lessons) {
-      const figure = page.querySelector(`.try[data-lesson="${CSS.escape(lesson.id)}"]`);
-      if (figure) boards.push(new TryBoard(figure, variant, lesson));
+      const figure = /** @type {HTMLElement | null} */ (page.querySelector(`.try[data-lesson="${CSS.escape(lesson.id)}"]`));
+      // The board lives on in its figure's event listeners.
+      if (figure) new TryBoard(figure, variant, lesson);
     }
     page.dataset.loaded = 'true';
-    // For the browser tests and curious people.
-    window.oddboardLessons = boards;
   } finally {
     if (!page.dataset.loaded) page.dataset.loaded = 'error';
   }

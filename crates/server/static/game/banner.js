@@ -7,13 +7,22 @@ import { forgetRatings, ratingChange } from './players.js';
 
 export class ResultBanner {
   /// `els`: {section, title, reason, changes, newOpponent}.
+  /**
+   * @param {{ section: HTMLElement, title: HTMLElement, reason: HTMLElement, changes: HTMLElement, newOpponent: HTMLElement }} els
+   * @param {string} gameId
+   */
   constructor(els, gameId) {
     this.els = els;
     this.gameId = gameId;
+    /** @type {string | null} */
     this.shownFor = null;
   }
 
   /// Shows the banner for a game that is over (idempotent), or hides it.
+  /**
+   * @param {import('../types.js').GameView} game
+   * @param {() => void} [onRatings] called when the rating changes are shown
+   */
   show(game, onRatings) {
     const { section, title, reason, changes, newOpponent } = this.els;
     const over = game.status === 'finished' || game.status === 'aborted';
@@ -42,9 +51,14 @@ export class ResultBanner {
     if (game.rated && game.status === 'finished') this.showChanges(game, onRatings);
   }
 
+  /**
+   * @param {import('../types.js').GameView} game
+   * @param {() => void} [onRatings]
+   */
   async showChanges(game, onRatings) {
     forgetRatings();
-    const found = await Promise.all(['white', 'black'].map(async (color) => {
+    const colors = /** @type {import('../types.js').Color[]} */ (['white', 'black']);
+    const found = await Promise.all(colors.map(async (color) => {
       const name = game[color];
       return { color, name, change: await ratingChange(name, game.variant, this.gameId) };
     }));

@@ -10,9 +10,18 @@ const MUTED_KEY = 'oddboard.chat.muted';
 /// Lines kept on the page: the server sends at most 50 with a snapshot.
 const KEEP = 200;
 
+/**
+ * @param {string} key
+ * @param {unknown} fallback
+ * @returns {any}
+ */
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch (_) { return fallback; }
 }
+/**
+ * @param {string} key
+ * @param {unknown} value
+ */
 function save(key, value) {
   try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* storage refused */ }
 }
@@ -20,11 +29,18 @@ function save(key, value) {
 export class ChatPanel {
   /// `els`: {section, title, lines, form, input, toggle, mute, note}; `send(message)` writes to
   /// the game socket.
+  /**
+   * @param {{ section: HTMLElement, title: HTMLElement, lines: HTMLElement, form: HTMLFormElement, input: HTMLInputElement, toggle: HTMLButtonElement, mute: HTMLButtonElement, note: HTMLElement }} els
+   * @param {(message: import('../types.js').ClientMsg) => void} send
+   */
   constructor(els, send) {
     this.els = els;
     this.send = send;
+    /** @type {import('../types.js').ChatLine[]} */
     this.lines = [];
+    /** @type {string | null} */
     this.room = null;
+    /** @type {string | null} */
     this.opponent = null;
     this.canWrite = false;
     els.toggle.addEventListener('click', () => {
@@ -53,6 +69,10 @@ export class ChatPanel {
   mutedNames() { return new Set(load(MUTED_KEY, [])); }
 
   /// From a snapshot's game: the room, who may write, who the opponent is, the lines so far.
+  /**
+   * @param {import('../types.js').GameView} game
+   * @param {string | null} me
+   */
   reset(game, me) {
     this.room = game.you ? 'players' : 'spectators';
     this.opponent = game.you ? game[game.you === 'white' ? 'black' : 'white'] : null;
@@ -63,6 +83,7 @@ export class ChatPanel {
   }
 
   /// A line that came over the socket (`{"t":"chat","room","from","text","at"}`).
+  /** @param {import('../types.js').ChatLine} msg */
   add(msg) {
     if (msg.room && this.room && msg.room !== this.room) return; // not this viewer's room
     this.lines.push({ room: msg.room, from: msg.from, text: msg.text, at: msg.at });
@@ -71,6 +92,7 @@ export class ChatPanel {
   }
 
   /// The server refused a line: say why where the line was written.
+  /** @param {string} message */
   refused(message) {
     this.els.note.textContent = message;
     this.els.note.classList.add('error');

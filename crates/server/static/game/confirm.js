@@ -6,8 +6,15 @@ const CONFIRM_MS = 3000;
 
 /// Wires `button` to call `action` on a confirmed click; returns a function that puts the
 /// button back to its first state.
+/**
+ * @param {HTMLButtonElement} button
+ * @param {string} confirmText
+ * @param {() => void} action
+ * @returns {() => void}
+ */
 export function confirmButton(button, confirmText, action) {
   const first = button.textContent;
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   const reset = () => {
     clearTimeout(timer);

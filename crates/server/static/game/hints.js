@@ -16,15 +16,36 @@ export const NEWCOMER_GAMES = 5;
 /// Hints shown at once; an older one gives way to a newer.
 const SHOWN_AT_ONCE = 3;
 
+/** @param {import('../types.js').Color} color @returns {import('../types.js').Color} */
 const other = (color) => (color === 'white' ? 'black' : 'white');
 
 /// The from and to squares at the start of a machine action (`e2e4`, `a10a12`, `b2a3@x1`).
+/**
+ * @param {string} action
+ * @returns {{ from: string, to: string, fromRank: number, toRank: number, sameFile: boolean } | null}
+ */
 function squares(action) {
   const m = /^([a-z])(\d{1,2})([a-z])(\d{1,2})/.exec(action);
   return m ? { from: m[1] + m[2], to: m[3] + m[4], fromRank: +m[2], toRank: +m[4], sameFile: m[1] === m[3] } : null;
 }
 
-/// What a hint's trigger reads: the position, whose turn it is, and helpers over its pieces.
+/**
+ * What a hint's trigger reads: the position, whose turn it is, and helpers over its pieces.
+ * @typedef {object} Context
+ * @property {import('../types.js').Snapshot} rules
+ * @property {import('../types.js').Color} you
+ * @property {boolean} mine whether it is the player's turn in a game not over
+ * @property {string[]} legal the player's legal actions (none on the opponent's turn)
+ * @property {import('../types.js').LastAction | null} last
+ * @property {boolean} lastByMe
+ * @property {(square: string, board?: string) => import('../types.js').PlacedPiece | undefined} at
+ */
+
+/**
+ * @param {import('../types.js').Snapshot} rules
+ * @param {import('../types.js').Color} you
+ * @returns {Context}
+ */
 function context(rules, you) {
   const pieces = new Map(rules.pieces.map((p) => [`${p.board}:${p.square}`, p]));
   const mine = rules.turn === you && !rules.outcome;
@@ -43,6 +64,11 @@ function context(rules, you) {
 }
 
 /// Whether a legal action of the player lands on a square held by an opponent's piece.
+/**
+ * @param {Context} c
+ * @param {string} action
+ * @returns {boolean}
+ */
 function landsOnEnemy(c, action) {
   const s = squares(action);
   const target = s && c.at(s.to);
@@ -50,6 +76,12 @@ function landsOnEnemy(c, action) {
 }
 
 /// Whether the player's own piece of `role` stands where `action` starts.
+/**
+ * @param {Context} c
+ * @param {string} action
+ * @param {string} role
+ * @returns {boolean}
+ */
 function startsFrom(c, action, role) {
   const s = squares(action);
   const piece = s && c.at(s.from);
@@ -57,9 +89,11 @@ function startsFrom(c, action, role) {
 }
 
 /// Each variant's hints, in the order they are checked: an id, and the text when it applies.
+/** @type {Record<string, [string, (c: Context) => string | null][]>} */
 const HINTS = {
   suicide: [
     ['must_capture', (c) => {
+      /** @param {string} a */
       const capture = (a) => {
         if (landsOnEnemy(c, a)) return true;
         // En passant: a pawn moving sideways onto an empty square.
@@ -84,6 +118,7 @@ const HINTS = {
     ['self_destruct', (c) => {
       // Written as a step one rank off the board on the pawn's file: a1a0, or a5a6 for Black.
       const [first, off] = c.you === 'white' ? [1, 0] : [5, 6];
+      /** @param {string} a */
       const leaves = (a) => {
         const s = squares(a);
         return !!s && s.sameFile && s.fromRank === first && s.toRank === off;
@@ -96,6 +131,7 @@ const HINTS = {
         : null;
     }],
     ['backward_pawn', (c) => {
+      /** @param {string} a */
       const back = (a) => {
         const s = squares(a);
         if (!s || !s.sameFile || !startsFrom(c, a, 'pawn') || c.at(s.to)) return false;
@@ -132,6 +168,7 @@ const HINTS = {
     ['promotion', (c) => {
       const zone = (c.rules.boards[0].zones || []).find((z) => z.kind === 'castle' && z.color === other(c.you));
       const castle = new Set(zone ? zone.squares : []);
+      /** @param {string} a */
       const promotes = (a) => {
         const s = squares(a);
         return !!s && castle.has(s.to) && startsFrom(c, a, 'rook');
@@ -156,6 +193,7 @@ const HINTS = {
       if (!c.legal.some((a) => a.startsWith('heal:'))) return null;
       const king = c.rules.pieces.find((p) => p.board === 'main' && p.role === 'king' && p.color === c.you);
       if (!king) return null;
+      /** @param {import('../types.js').PlacedPiece} p */
       const near = (p) => Math.abs(p.square.charCodeAt(0) - king.square.charCodeAt(0)) <= 1
         && Math.abs(+p.square.slice(1) - +king.square.slice(1)) <= 1 && p !== king;
       const wounded = c.rules.pieces.some((p) => p.board === 'main' && p.color === c.you && near(p)
@@ -170,7 +208,15 @@ const HINTS = {
   ],
 };
 
+/** @typedef {{ id: string, text: string }} Hint */
+
 /// The hints that apply to `you` in the position `rules` of `variant`: `[{id, text}]`.
+/**
+ * @param {string} variant
+ * @param {import('../types.js').Snapshot} rules
+ * @param {import('../types.js').Color} you
+ * @returns {Hint[]}
+ */
 export function hintsFor(variant, rules, you) {
   const c = context(rules, you);
   const found = [];
@@ -183,6 +229,12 @@ export function hintsFor(variant, rules, you) {
 
 /// The link to the variant's page and the hints of one game page.
 export class Hints {
+  /**
+   * @param {{ region: HTMLElement, link: HTMLAnchorElement }} elements
+   * @param {string} gameId
+   * @param {(path: string) => Promise<any>} api common.js `api`, passed in so that the hints can be tested alone
+   * @param {() => string | null} me the signed-in user's name
+   */
   constructor({ region, link }, gameId, api, me) {
     this.region = region;
     this.link = link;
@@ -190,10 +242,12 @@ export class Hints {
     this.me = me;
     this.key = `oddboard.hints.${gameId}`;
     this.shown = new Set(this.load());
-    this.newcomer = null; // a promise: whether the player is new to the variant
+    /** @type {Promise<boolean> | null} */
+    this.newcomer = null; // whether the player is new to the variant
     this.named = false;
   }
 
+  /** @returns {string[]} */
   load() {
     try { return JSON.parse(sessionStorage.getItem(this.key) || '[]'); } catch (_) { return []; }
   }
@@ -203,25 +257,30 @@ export class Hints {
   }
 
   /// Points the rules link at the variant's page, with its name once known.
+  /** @param {string} variant */
   name(variant) {
     if (this.named) return;
     this.named = true;
     this.link.href = `/variant/${variant}`;
     this.link.textContent = 'Rules of this game';
     this.api('/api/variants').then((answer) => {
-      const info = (answer.variants || []).find((v) => v.id === variant);
+      const info = (answer.variants || []).find((/** @type {{ id: string, name: string }} */ v) => v.id === variant);
       if (info) this.link.textContent = `Rules of ${info.name}`;
     }).catch(() => {});
   }
 
   /// Whether the signed-in player has finished fewer than NEWCOMER_GAMES games of `variant`;
   /// once known, also the region's `data-newcomer`, which says the hints are settled.
+  /**
+   * @param {string} variant
+   * @returns {Promise<boolean>}
+   */
   isNewcomer(variant) {
     if (!this.newcomer) {
       const me = this.me();
       const known = !me ? Promise.resolve(false)
         : this.api(`/api/users/${encodeURIComponent(me)}/results`).then((answer) => {
-          const mine = (answer.results || []).find((r) => r.variant === variant);
+          const mine = (answer.results || []).find((/** @type {{ variant: string, finished: number }} */ r) => r.variant === variant);
           return !mine || mine.finished < NEWCOMER_GAMES;
         }).catch(() => false);
       this.newcomer = known.then((newcomer) => {
@@ -234,6 +293,10 @@ export class Hints {
 
   /// Looks at the live position of game `g` (the page's `state.game`): a player's new hints
   /// are shown. Earlier positions (browsing) and finished games bring none.
+  /**
+   * @param {import('../types.js').GameView} g
+   * @param {boolean} live whether the live position is shown
+   */
   async update(g, live) {
     this.name(g.variant);
     if (!live || !g.you || g.status !== 'active') return;
@@ -249,6 +312,7 @@ export class Hints {
     this.save();
   }
 
+  /** @param {Hint} hint */
   show(hint) {
     const box = document.createElement('div');
     box.className = 'prompt hint';

@@ -10,7 +10,12 @@ import { pieceSvg } from '../pieces.js';
 
 const ORDER = ['queen', 'rook', 'bishop', 'knight', 'dabbabah', 'pawn'];
 
+/**
+ * @param {import('../types.js').PlacedPiece[]} pieces
+ * @returns {Record<string, Map<string, number>>} role counts by colour, on the main board
+ */
 function counts(pieces) {
+  /** @type {Record<string, Map<string, number>>} */
   const by = { white: new Map(), black: new Map() };
   for (const p of pieces || []) {
     if (p.board !== 'main' || !by[p.color]) continue;
@@ -21,8 +26,14 @@ function counts(pieces) {
 
 /// `{white: [roles taken from black], black: [roles taken from white]}`: what each side has
 /// taken, or the surplus each side has over the other when `start` is unknown.
+/**
+ * @param {import('../types.js').PlacedPiece[] | null} start the starting position's pieces, when known
+ * @param {import('../types.js').PlacedPiece[]} pieces
+ * @returns {Record<string, string[]>}
+ */
 export function captured(start, pieces) {
   const now = counts(pieces);
+  /** @type {Record<string, string[]>} */
   const taken = { white: [], black: [] };
   if (start) {
     const before = counts(start);
@@ -38,12 +49,18 @@ export function captured(start, pieces) {
       for (let i = 0; i < Math.abs(diff); i++) taken[diff > 0 ? 'white' : 'black'].push(role);
     }
   }
+  /** @param {string} r */
   const rank = (r) => (ORDER.includes(r) ? ORDER.indexOf(r) : ORDER.length);
   for (const list of Object.values(taken)) list.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   return taken;
 }
 
 /// Draws the roles into `el`: small pieces of `color`, and their names for screen readers.
+/**
+ * @param {HTMLElement} el
+ * @param {string[]} roles
+ * @param {string} color
+ */
 export function renderCaptured(el, roles, color) {
   const key = `${color}:${roles.join(',')}`;
   if (el.dataset.key === key) return; // unchanged: keep the DOM (this runs on every move)

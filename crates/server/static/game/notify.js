@@ -8,6 +8,7 @@ const KEY = 'oddboard.notify';
 const baseTitle = document.title;
 
 /// Puts "Your turn" before the page's title while `yours` holds.
+/** @param {boolean} yours */
 export function setTurnTitle(yours) {
   const title = yours ? `Your turn · ${baseTitle}` : baseTitle;
   if (document.title !== title) document.title = title;
@@ -24,6 +25,10 @@ export function notifyOn() {
 }
 
 /// Shows a notification when the switch is on and the page is not being looked at.
+/**
+ * @param {string} title
+ * @param {string} body
+ */
 export function notify(title, body) {
   if (!notifyOn() || document.visibilityState === 'visible') return;
   try {
@@ -33,6 +38,7 @@ export function notify(title, body) {
 }
 
 /// Wires the switch: a click asks for permission when needed and turns notifications on or off.
+/** @param {HTMLButtonElement} button */
 export function wireNotifyToggle(button) {
   const show = () => {
     button.textContent = notifyOn() ? 'Notifications on' : 'Notify me';

@@ -7,23 +7,33 @@
 import { api } from '../common.js';
 
 const START_RATING = 1500;
+/** @type {Map<string, Promise<any>>} */
 const ratings = new Map(); // name -> Promise of the finger answer (or null)
 
+/**
+ * @param {string} name
+ * @returns {Promise<any>} `GET /api/users/{name}`, or null
+ */
 function finger(name) {
   if (!ratings.has(name)) {
-    ratings.set(name, api(`/api/users/${encodeURIComponent(name)}`).catch(() => null));
+    ratings.set(name, api(`/api/users/${encodeURIComponent(name)}`).catch(/** @returns {null} */ () => null));
   }
   return ratings.get(name);
 }
 
 /// The rating text of `name` in `variant` ("1612", "1500?" while provisional), or '' (a guest,
 /// the computer, an unknown name).
+/**
+ * @param {string | null} name
+ * @param {string} variant
+ * @returns {Promise<string>}
+ */
 export async function ratingText(name, variant) {
   if (!name) return '';
   const info = await finger(name);
   // Guests have no rating, and the computer plays unrated games only.
   if (!info || !info.registered || /^computer-level-/i.test(name)) return '';
-  const r = (info.ratings || []).find((x) => x.variant === variant);
+  const r = (info.ratings || []).find((/** @type {{ variant: string }} */ x) => x.variant === variant);
   // A registered player who has not played this variant rated yet starts at 1500,
   // provisional (`1500?`, as lichess writes it).
   if (!r || r.rating == null) return `${START_RATING}?`;
@@ -37,6 +47,12 @@ export function forgetRatings() {
 
 /// `{before, after, diff}` of `name`'s rating for game `gameId`, or null when the game did not
 /// change it (unrated, a guest, not yet written).
+/**
+ * @param {string | null} name
+ * @param {string} variant
+ * @param {string} gameId
+ * @returns {Promise<{ before: number, after: number, diff: number } | null>}
+ */
 export async function ratingChange(name, variant, gameId) {
   if (!name) return null;
   let history;
@@ -46,7 +62,7 @@ export async function ratingChange(name, variant, gameId) {
     return null;
   }
   const list = (history && history.history) || [];
-  const at = list.findIndex((h) => h.game_id === gameId);
+  const at = list.findIndex((/** @type {{ game_id: string }} */ h) => h.game_id === gameId);
   if (at < 0) return null;
   const after = Math.round(list[at].rating);
   const before = Math.round(at > 0 ? list[at - 1].rating : START_RATING);

@@ -1,16 +1,22 @@
 // The game page's sounds, synthesised with WebAudio (no sound files to fetch): a move, a
 // capture, check, the game's start and end, and low time. The mute switch is kept in the
-// browser (localStorage). Every sound asked for is also pushed to `window.oddboardSounds`,
-// played or not (muted, no audio device, a browser that has not let the page play sound
-// yet), so that tests can see which sounds the page meant to play.
+// browser (localStorage). Every sound asked for is also listed in `asked`, played or not
+// (muted, no audio device, a browser that has not let the page play sound yet), which the
+// browser tests read as `window.oddboardSounds` to see which sounds the page meant to play.
+
+import { showToTests } from '../test-hook.js';
 
 const MUTED_KEY = 'oddboard.sound.muted';
 
-window.oddboardSounds = window.oddboardSounds || [];
+/** @type {string[]} */
+const asked = [];
+showToTests('oddboardSounds', asked);
 
+/** @type {AudioContext | null} */
 let context = null;
 
 /// Notes of each sound: [frequency Hz, start s, length s, wave, peak gain].
+/** @type {Record<string, [number, number, number, OscillatorType, number][]>} */
 const SOUNDS = {
   move: [[520, 0, 0.07, 'triangle', 0.35]],
   capture: [[300, 0, 0.09, 'square', 0.22], [180, 0.05, 0.12, 'triangle', 0.3]],
@@ -24,6 +30,7 @@ export function muted() {
   try { return localStorage.getItem(MUTED_KEY) === '1'; } catch (_) { return false; }
 }
 
+/** @param {boolean} value */
 export function setMuted(value) {
   try {
     if (value) localStorage.setItem(MUTED_KEY, '1');
@@ -33,7 +40,9 @@ export function setMuted(value) {
 
 function audio() {
   if (context) return context;
-  const Context = window.AudioContext || window.webkitAudioContext;
+  // Safari before 14.1 names it with its prefix.
+  const Context = window.AudioContext
+    || /** @type {{ webkitAudioContext?: typeof AudioContext }} */ (/** @type {unknown} */ (window)).webkitAudioContext;
   if (!Context) return null;
   try { context = new Context(); } catch (_) { return null; }
   return context;
@@ -48,8 +57,9 @@ function wake() {
 for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, wake, { once: true, capture: true });
 
 /// Plays the named sound (one of `SOUNDS`), unless muted.
+/** @param {string} name */
 export function play(name) {
-  window.oddboardSounds.push(name);
+  asked.push(name);
   if (muted() || !SOUNDS[name]) return;
   const ctx = audio();
   if (!ctx || ctx.state !== 'running') return;
@@ -70,6 +80,7 @@ export function play(name) {
 }
 
 /// Wires a button to the mute switch; its text says the state ("Sound on", "Sound off").
+/** @param {HTMLButtonElement} button */
 export function wireSoundToggle(button) {
   const show = () => {
     button.textContent = muted() ? 'Sound off' : 'Sound on';

@@ -10,22 +10,35 @@
 // game page's spectator count is only of people on the game page.
 
 import { miniBoardSvg, applyUpdate } from '../miniboard.js';
-import { esc, outcomeText, clockText } from '../common.js';
+import { outcomeText, clockText } from '../common.js';
+import { esc } from '../dom.js';
 
 /// At most this many boards: enough to pick a game, few enough for a phone.
 export const MAX_LIVE_BOARDS = 6;
 
+/**
+ * A game shown: its list item, and its position at version `v` (null until its snapshot).
+ * @typedef {{ li: HTMLElement, rules: import('../types.js').Snapshot | null, v: number | null }} LiveGame
+ */
+
 export class LiveBoards {
   /// `list` is the `<ul>` the boards go in; `vname` names a variant.
+  /**
+   * @param {HTMLElement} list
+   * @param {(variant: string) => string} vname
+   */
   constructor(list, vname) {
     this.list = list;
     this.vname = vname;
+    /** @type {Map<string, LiveGame>} */
     this.games = new Map();
+    /** @type {WebSocket | null} */
     this.socket = null;
     this.retry = 0;
   }
 
   /// Shows these games (summaries of `GET /api/games`), the first MAX_LIVE_BOARDS of them.
+  /** @param {import('../types.js').GameSummary[]} summaries */
   show(summaries) {
     const wanted = summaries.slice(0, MAX_LIVE_BOARDS);
     const ids = new Set(wanted.map((g) => g.game_id));
@@ -39,6 +52,7 @@ export class LiveBoards {
     if (this.games.size > 0) this.connect();
   }
 
+  /** @param {import('../types.js').GameSummary} summary */
   add(summary) {
     const li = document.createElement('li');
     li.className = 'live-board';
@@ -54,6 +68,10 @@ export class LiveBoards {
     this.send({ t: 'watch', gid: summary.game_id, preview: true });
   }
 
+  /**
+   * @param {string} id
+   * @param {boolean} unwatch whether to tell the server
+   */
   drop(id, unwatch) {
     const game = this.games.get(id);
     if (!game) return;
@@ -62,6 +80,7 @@ export class LiveBoards {
     if (unwatch) this.send({ t: 'unwatch', gid: id });
   }
 
+  /** @param {import('../types.js').ClientMsg} message */
   send(message) {
     if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
@@ -92,6 +111,10 @@ export class LiveBoards {
     });
   }
 
+  /**
+   * @param {string} id
+   * @param {import('../types.js').GameServerMsg} msg
+   */
   onGame(id, msg) {
     const game = this.games.get(id);
     if (!game) return;
@@ -119,6 +142,11 @@ export class LiveBoards {
     }
   }
 
+  /**
+   * @param {string} id
+   * @param {LiveGame} game
+   * @param {{ v: number } & import('../types.js').GameEvent} msg
+   */
   onEvent(id, game, msg) {
     if (game.v === null) return;
     if (msg.v !== game.v + 1) {
@@ -145,6 +173,10 @@ export class LiveBoards {
     }
   }
 
+  /**
+   * @param {LiveGame} game
+   * @param {import('../types.js').Outcome | null} outcome
+   */
   draw(game, outcome) {
     if (!game.rules) return;
     game.li.querySelector('.board-box').innerHTML = miniBoardSvg(game.rules, { label: 'Live position:' });
