@@ -29,17 +29,27 @@ fn usage(text: &str) -> LobbyRefusal {
     LobbyRefusal::BadCommand(format!("Usage: {text}"))
 }
 
-fn number(word: &str) -> Option<u32> {
-    if word.is_empty() || word.len() > 9 || !word.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+/// A word of digits as a number: `None` when the word is not all digits, and
+/// `invalid_value` when it is but does not fit in 32 bits, which no time, increment, seek,
+/// challenge or rating reaches (the command line's own length bounds the digits).
+fn number(word: &str) -> Result<Option<u32>, LobbyRefusal> {
+    if word.is_empty() || !word.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
     }
-    word.parse().ok()
+    word.parse().map(Some).map_err(|_| {
+        LobbyRefusal::InvalidValue(format!("{word} is out of range (at most {}).", u32::MAX))
+    })
 }
 
 /// `1300-1800` → (1300, 1800).
-fn range(word: &str) -> Option<(i64, i64)> {
-    let (a, b) = word.split_once('-')?;
-    Some((i64::from(number(a)?), i64::from(number(b)?)))
+fn range(word: &str) -> Result<Option<(i64, i64)>, LobbyRefusal> {
+    let Some((a, b)) = word.split_once('-') else {
+        return Ok(None);
+    };
+    Ok(match (number(a)?, number(b)?) {
+        (Some(a), Some(b)) => Some((i64::from(a), i64::from(b))),
+        _ => None,
+    })
 }
 
 fn rated_word(word: &str) -> Option<bool> {
@@ -85,7 +95,7 @@ pub fn parse_line(line: &str) -> Result<LobbyCmd, LobbyRefusal> {
         "seek" => parse_seek(&words).map(LobbyCmd::Seek),
         "unseek" => match words.as_slice() {
             [] => Ok(LobbyCmd::Unseek(None)),
-            [n] => number(n)
+            [n] => number(n)?
                 .map(|n| LobbyCmd::Unseek(Some(n)))
                 .ok_or_else(|| usage("unseek [n]")),
             _ => Err(usage("unseek [n]")),
@@ -96,7 +106,7 @@ pub fn parse_line(line: &str) -> Result<LobbyCmd, LobbyRefusal> {
             _ => Err(usage("sought [all]")),
         },
         "play" => match words.as_slice() {
-            [w] => Ok(LobbyCmd::Play(match number(w) {
+            [w] => Ok(LobbyCmd::Play(match number(w)? {
                 Some(n) => PlayTarget::Seek(n),
                 None => PlayTarget::User(one_name(&words).unwrap_or_default()),
             })),
@@ -206,7 +216,7 @@ const SEEK_USAGE: &str =
 fn parse_seek(words: &[String]) -> Result<SeekRequest, LobbyRefusal> {
     let mut seek = SeekRequest::default();
     for word in words {
-        if let Some(n) = number(word) {
+        if let Some(n) = number(word)? {
             if seek.time.is_none() {
                 seek.time = Some(n);
             } else if seek.inc.is_none() {
@@ -226,7 +236,7 @@ fn parse_seek(words: &[String]) -> Result<SeekRequest, LobbyRefusal> {
             seek.manual = true;
         } else if word == "f" || word == "formula" {
             seek.formula = true;
-        } else if let Some((min, max)) = range(word) {
+        } else if let Some((min, max)) = range(word)? {
             seek.min = Some(min);
             seek.max = Some(max);
         } else {
@@ -249,7 +259,7 @@ fn parse_match(rest: &str, words: &[String]) -> Result<MatchRequest, LobbyRefusa
         ..MatchRequest::default()
     };
     for word in words.iter().skip(1) {
-        if let Some(n) = number(word) {
+        if let Some(n) = number(word)? {
             if request.time.is_none() {
                 request.time = Some(n);
             } else if request.inc.is_none() {
@@ -276,7 +286,7 @@ fn parse_which(words: &[String], all: bool, text: &str) -> Result<Option<Which>,
     match words {
         [] => Ok(None),
         [w] if all && w == "all" => Ok(Some(Which::All)),
-        [w] => Ok(Some(match number(w) {
+        [w] => Ok(Some(match number(w)? {
             Some(n) => Which::Id(n),
             None => Which::User(w.clone()),
         })),
@@ -534,13 +544,39 @@ mod tests {
         assert_eq!((seek.time, seek.inc), (Some(2), None));
         assert_eq!(seek.rated, Some(false));
         assert!(!seek.manual);
-        for bad in ["seek 1 2 3", "seek fast", "seek 10-", "seek 99999999999"] {
+        for bad in ["seek 1 2 3", "seek fast", "seek 10-"] {
             assert_eq!(
                 parse_line(bad).err().map(|e| e.code()),
                 Some("bad_command"),
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn numbers_beyond_32_bits_are_invalid_values_not_bad_commands() {
+        for line in [
+            "seek 99999999999",
+            "seek 5 4294967296",
+            "seek 5 0 1300-99999999999",
+            "match bob 4294967296 0",
+            "unseek 4294967296",
+            "play 99999999999",
+            "accept 99999999999",
+            "decline 99999999999",
+            "withdraw 99999999999",
+        ] {
+            assert_eq!(
+                parse_line(line).err().map(|e| e.code()),
+                Some("invalid_value"),
+                "{line}"
+            );
+        }
+        // The largest 32-bit number is still a number, which the lobby then judges.
+        assert_eq!(
+            parse_line("unseek 4294967295").ok(),
+            Some(LobbyCmd::Unseek(Some(u32::MAX)))
+        );
     }
 
     #[test]

@@ -222,7 +222,7 @@ impl Multiplexer {
                     .feed(text_message(ErrorEvent::new(code, &message).to_json()))
                     .await
             }
-            Ok(MuxClientMsg::Ping) => socket.feed(text_message(Pong {}.to_json())).await,
+            Ok(MuxClientMsg::Ping {}) => socket.feed(text_message(Pong {}.to_json())).await,
             Ok(MuxClientMsg::Watch { gid, v, preview }) => {
                 self.watch(state, gid, v, preview, socket).await
             }
@@ -238,7 +238,7 @@ impl Multiplexer {
                     // A preview may catch up and ping, as the nobody it is; nothing else.
                     Some(watched)
                         if watched.preview
-                            && !matches!(msg, ClientMsg::Sync { .. } | ClientMsg::Ping) =>
+                            && !matches!(msg, ClientMsg::Sync { .. } | ClientMsg::Ping {}) =>
                     {
                         return socket.feed(preview_only(gid)).await
                     }

@@ -278,7 +278,7 @@ pub(super) async fn answer(
     viewer: Option<Uuid>,
 ) -> Option<String> {
     let request = match message {
-        ClientMsg::Ping => return Some(Pong {}.to_json()),
+        ClientMsg::Ping {} => return Some(Pong {}.to_json()),
         ClientMsg::Sync { v } => {
             return match handle.subscribe(viewer, Some(v)).await {
                 // Only the catch-up messages matter here; the live stream is already flowing.
@@ -303,20 +303,20 @@ pub(super) async fn answer(
                 .err()
                 .map(|e| error_json(&e));
         }
-        ClientMsg::Resign => PlayerRequest::Resign,
-        ClientMsg::DrawOffer => PlayerRequest::OfferDraw,
-        ClientMsg::DrawAccept => PlayerRequest::AcceptDraw,
-        ClientMsg::DrawDecline => PlayerRequest::DeclineDraw,
-        ClientMsg::Abort => PlayerRequest::Abort,
-        ClientMsg::RematchOffer => PlayerRequest::OfferRematch,
-        ClientMsg::RematchAccept => PlayerRequest::AcceptRematch,
-        ClientMsg::RematchDecline => PlayerRequest::DeclineRematch,
-        ClientMsg::ClaimVictory => PlayerRequest::ClaimVictory,
-        ClientMsg::ClaimDraw => PlayerRequest::ClaimDraw,
-        ClientMsg::TakebackOffer => PlayerRequest::OfferTakeback,
-        ClientMsg::TakebackAccept => PlayerRequest::AcceptTakeback,
-        ClientMsg::TakebackDecline => PlayerRequest::DeclineTakeback,
-        ClientMsg::MoreTime => PlayerRequest::GiveMoreTime,
+        ClientMsg::Resign {} => PlayerRequest::Resign,
+        ClientMsg::DrawOffer {} => PlayerRequest::OfferDraw,
+        ClientMsg::DrawAccept {} => PlayerRequest::AcceptDraw,
+        ClientMsg::DrawDecline {} => PlayerRequest::DeclineDraw,
+        ClientMsg::Abort {} => PlayerRequest::Abort,
+        ClientMsg::RematchOffer {} => PlayerRequest::OfferRematch,
+        ClientMsg::RematchAccept {} => PlayerRequest::AcceptRematch,
+        ClientMsg::RematchDecline {} => PlayerRequest::DeclineRematch,
+        ClientMsg::ClaimVictory {} => PlayerRequest::ClaimVictory,
+        ClientMsg::ClaimDraw {} => PlayerRequest::ClaimDraw,
+        ClientMsg::TakebackOffer {} => PlayerRequest::OfferTakeback,
+        ClientMsg::TakebackAccept {} => PlayerRequest::AcceptTakeback,
+        ClientMsg::TakebackDecline {} => PlayerRequest::DeclineTakeback,
+        ClientMsg::MoreTime {} => PlayerRequest::GiveMoreTime,
     };
     let Some(user_id) = viewer else {
         return Some(not_a_player());

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// Messages a client sends on `/ws/game/{id}`.
+///
+/// A message without fields is an empty struct variant (`Resign {}`), not a unit variant:
+/// serde ignores `deny_unknown_fields` on the unit variants of an internally tagged enum
+/// (serde-rs/serde#2123), so `{"t":"resign","x":1}` would resign, where the protocol refuses
+/// any unknown field as `bad_message`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
@@ -15,23 +20,23 @@ pub enum ClientMsg {
         ply: u32,
         action: String,
     },
-    Resign,
-    DrawOffer,
-    DrawAccept,
-    DrawDecline,
-    Abort,
-    RematchOffer,
-    RematchAccept,
-    RematchDecline,
-    ClaimVictory,
-    ClaimDraw,
+    Resign {},
+    DrawOffer {},
+    DrawAccept {},
+    DrawDecline {},
+    Abort {},
+    RematchOffer {},
+    RematchAccept {},
+    RematchDecline {},
+    ClaimVictory {},
+    ClaimDraw {},
     /// Ask the opponent to take back the sender's last action (and the opponent's reply to
     /// it, if any): back to the sender's turn.
-    TakebackOffer,
-    TakebackAccept,
-    TakebackDecline,
+    TakebackOffer {},
+    TakebackAccept {},
+    TakebackDecline {},
     /// Give the opponent 15 seconds more.
-    MoreTime,
+    MoreTime {},
     /// A line of chat, in the sender's room (`super::ChatRoom`).
     Chat {
         text: String,
@@ -40,7 +45,7 @@ pub enum ClientMsg {
     Sync {
         v: u64,
     },
-    Ping,
+    Ping {},
 }
 
 /// Messages a client sends on `/ws/games`, the socket that carries many games at once.
@@ -68,7 +73,7 @@ pub enum MuxClientMsg {
         gid: Uuid,
         msg: ClientMsg,
     },
-    Ping,
+    Ping {},
 }
 
 /// Parses a client frame, naming the problem when it is not a message we know.
@@ -104,43 +109,43 @@ mod tests {
                 },
                 r#"{"t":"act","ply":7,"action":"e2e4"}"#,
             ),
-            (ClientMsg::Resign, r#"{"t":"resign"}"#),
-            (ClientMsg::DrawOffer, r#"{"t":"draw_offer"}"#),
-            (ClientMsg::DrawAccept, r#"{"t":"draw_accept"}"#),
-            (ClientMsg::DrawDecline, r#"{"t":"draw_decline"}"#),
-            (ClientMsg::Abort, r#"{"t":"abort"}"#),
-            (ClientMsg::RematchOffer, r#"{"t":"rematch_offer"}"#),
-            (ClientMsg::RematchAccept, r#"{"t":"rematch_accept"}"#),
-            (ClientMsg::RematchDecline, r#"{"t":"rematch_decline"}"#),
-            (ClientMsg::ClaimVictory, r#"{"t":"claim_victory"}"#),
-            (ClientMsg::ClaimDraw, r#"{"t":"claim_draw"}"#),
-            (ClientMsg::TakebackOffer, r#"{"t":"takeback_offer"}"#),
-            (ClientMsg::TakebackAccept, r#"{"t":"takeback_accept"}"#),
-            (ClientMsg::TakebackDecline, r#"{"t":"takeback_decline"}"#),
-            (ClientMsg::MoreTime, r#"{"t":"more_time"}"#),
+            (ClientMsg::Resign {}, r#"{"t":"resign"}"#),
+            (ClientMsg::DrawOffer {}, r#"{"t":"draw_offer"}"#),
+            (ClientMsg::DrawAccept {}, r#"{"t":"draw_accept"}"#),
+            (ClientMsg::DrawDecline {}, r#"{"t":"draw_decline"}"#),
+            (ClientMsg::Abort {}, r#"{"t":"abort"}"#),
+            (ClientMsg::RematchOffer {}, r#"{"t":"rematch_offer"}"#),
+            (ClientMsg::RematchAccept {}, r#"{"t":"rematch_accept"}"#),
+            (ClientMsg::RematchDecline {}, r#"{"t":"rematch_decline"}"#),
+            (ClientMsg::ClaimVictory {}, r#"{"t":"claim_victory"}"#),
+            (ClientMsg::ClaimDraw {}, r#"{"t":"claim_draw"}"#),
+            (ClientMsg::TakebackOffer {}, r#"{"t":"takeback_offer"}"#),
+            (ClientMsg::TakebackAccept {}, r#"{"t":"takeback_accept"}"#),
+            (ClientMsg::TakebackDecline {}, r#"{"t":"takeback_decline"}"#),
+            (ClientMsg::MoreTime {}, r#"{"t":"more_time"}"#),
             (ClientMsg::Sync { v: 12 }, r#"{"t":"sync","v":12}"#),
-            (ClientMsg::Ping, r#"{"t":"ping"}"#),
+            (ClientMsg::Ping {}, r#"{"t":"ping"}"#),
         ];
         for (message, _) in &messages {
             match message {
                 ClientMsg::Act { .. }
-                | ClientMsg::Resign
-                | ClientMsg::DrawOffer
-                | ClientMsg::DrawAccept
-                | ClientMsg::DrawDecline
-                | ClientMsg::Abort
-                | ClientMsg::RematchOffer
-                | ClientMsg::RematchAccept
-                | ClientMsg::RematchDecline
-                | ClientMsg::ClaimVictory
-                | ClientMsg::ClaimDraw
-                | ClientMsg::TakebackOffer
-                | ClientMsg::TakebackAccept
-                | ClientMsg::TakebackDecline
-                | ClientMsg::MoreTime
+                | ClientMsg::Resign {}
+                | ClientMsg::DrawOffer {}
+                | ClientMsg::DrawAccept {}
+                | ClientMsg::DrawDecline {}
+                | ClientMsg::Abort {}
+                | ClientMsg::RematchOffer {}
+                | ClientMsg::RematchAccept {}
+                | ClientMsg::RematchDecline {}
+                | ClientMsg::ClaimVictory {}
+                | ClientMsg::ClaimDraw {}
+                | ClientMsg::TakebackOffer {}
+                | ClientMsg::TakebackAccept {}
+                | ClientMsg::TakebackDecline {}
+                | ClientMsg::MoreTime {}
                 | ClientMsg::Chat { .. }
                 | ClientMsg::Sync { .. }
-                | ClientMsg::Ping => {}
+                | ClientMsg::Ping {} => {}
             }
         }
         messages.into()
@@ -157,6 +162,44 @@ mod tests {
             let wrapped = MuxClientMsg::Game { gid, msg: message };
             let text = serde_json::to_string(&wrapped).unwrap_or_default();
             assert_eq!(parse_mux_msg(&text), Ok(wrapped));
+        }
+    }
+
+    /// `json` with one more field, which no message has.
+    fn with_unknown_field(json: &str) -> String {
+        format!("{},\"x\":1}}", json.trim_end_matches('}'))
+    }
+
+    #[test]
+    fn every_client_message_refuses_an_unknown_field() {
+        for (_, json) in every_client_message() {
+            let extended = with_unknown_field(json);
+            assert_eq!(
+                parse_client_msg(&extended).map_err(|(code, _)| code),
+                Err("bad_message"),
+                "{extended} was taken"
+            );
+            let wrapped = format!(r#"{{"t":"game","gid":"{}","msg":{extended}}}"#, Uuid::nil());
+            assert_eq!(
+                parse_mux_msg(&wrapped).map_err(|(code, _)| code),
+                Err("bad_message"),
+                "{wrapped} was taken"
+            );
+        }
+        let gid = Uuid::nil();
+        for json in [
+            format!(r#"{{"t":"watch","gid":"{gid}"}}"#),
+            format!(r#"{{"t":"unwatch","gid":"{gid}"}}"#),
+            format!(r#"{{"t":"game","gid":"{gid}","msg":{{"t":"ping"}}}}"#),
+            r#"{"t":"ping"}"#.to_string(),
+        ] {
+            assert!(parse_mux_msg(&json).is_ok(), "{json} was refused");
+            let extended = with_unknown_field(&json);
+            assert_eq!(
+                parse_mux_msg(&extended).map_err(|(code, _)| code),
+                Err("bad_message"),
+                "{extended} was taken"
+            );
         }
     }
 
@@ -191,7 +234,7 @@ mod tests {
             },
             MuxClientMsg::Unwatch { gid },
             MuxClientMsg::Game { gid, msg: act },
-            MuxClientMsg::Ping,
+            MuxClientMsg::Ping {},
         ];
         for message in multiplexed {
             let json = serde_json::to_string(&message).unwrap_or_default();
@@ -240,11 +283,11 @@ mod tests {
             (
                 MuxClientMsg::Game {
                     gid,
-                    msg: ClientMsg::Resign,
+                    msg: ClientMsg::Resign {},
                 },
                 format!(r#"{{"t":"game","gid":"{id}","msg":{{"t":"resign"}}}}"#),
             ),
-            (MuxClientMsg::Ping, r#"{"t":"ping"}"#.to_string()),
+            (MuxClientMsg::Ping {}, r#"{"t":"ping"}"#.to_string()),
         ];
         for (message, json) in messages {
             assert_eq!(serde_json::to_string(&message).ok(), Some(json.clone()));
