@@ -29,6 +29,7 @@ pub mod lobby;
 pub mod rating;
 pub mod record;
 pub mod refusal;
+pub mod replay;
 pub mod settings;
 pub mod state;
 pub mod terms;

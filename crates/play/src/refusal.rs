@@ -145,3 +145,14 @@ pub enum PlayerRequest {
     /// Give the opponent [`crate::state::MORE_TIME_MS`] more.
     GiveMoreTime,
 }
+
+impl From<crate::replay::ReplayError> for Refusal {
+    fn from(e: crate::replay::ReplayError) -> Self {
+        use crate::replay::ReplayError;
+        match e {
+            ReplayError::VariantNotPlayable(_) => Refusal::NotAllowed("variant_not_playable"),
+            ReplayError::BadSetup(_) | ReplayError::NoSeed => Refusal::NotAllowed("bad_setup"),
+            ReplayError::Action { reason, .. } => Refusal::Action(reason),
+        }
+    }
+}

@@ -36,6 +36,7 @@ use super::clock::{Clock, TimeControl};
 use super::event::{EventLog, GameEvent};
 use super::{GameNotice, GameSettings, GameTerms, Seat, WallClock};
 use crate::record::{ColorChoice, GameChange, GameRecord, GameStatus};
+use crate::replay::{Replay, Seed};
 use crate::rules::snapshot::PlacedPiece;
 use crate::rules::{AnyGame, Color, Outcome, Snapshot};
 use std::collections::HashMap;
@@ -345,22 +346,25 @@ impl GameState {
             settings,
             wall_clock,
         )?;
-        state.moves.reserve(record.actions.len());
-        for action in &record.actions {
-            let played = state.game.play(&action.machine)?;
-            state.moves.push(MoveView {
-                ply: u32::try_from(action.ply).unwrap_or(0),
-                machine: played.machine,
-                human: played.human,
-            });
-        }
+        let mut moves = Vec::with_capacity(record.actions.len());
+        state.game = Replay::new(record, Seed::Stored).play_through(|_, played| {
+            if let Some(played) = played {
+                moves.push(MoveView {
+                    ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
+                    machine: played.machine,
+                    human: played.human,
+                });
+            }
+        })?;
+        state.moves = moves;
         state.pieces = state.game.snapshot().pieces;
         // The clock resumes from the readings stored with the last action, or with a later
         // takeback or gift of more time; the time the server was down is not charged to
         // anyone: the side to move starts afresh now.
-        if let (Some(clock), Some((white_ms, black_ms))) =
-            (state.clock.as_mut(), takeback::stored_clock(record))
-        {
+        if let (Some(clock), Some((white_ms, black_ms))) = (
+            state.clock.as_mut(),
+            Replay::new(record, Seed::Stored).clock(),
+        ) {
             *clock = Clock::with_remaining(clock.control(), white_ms, black_ms);
         }
         // Past every version the game's earlier logs handed out (see RESTART_VERSION_STRIDE).
@@ -493,22 +497,12 @@ fn founded_game(
     dice: Option<&DiceSecret>,
     id: Uuid,
 ) -> Result<AnyGame, super::Refusal> {
-    use super::Refusal;
-    let mut game = match start_position {
-        Some(position) => AnyGame::from_position(variant, position)
-            .map_err(|_| Refusal::NotAllowed("bad_setup"))?,
-        None => AnyGame::start(variant).map_err(|e| {
-            Refusal::NotAllowed(if e.0.is_playable() {
-                "bad_setup"
-            } else {
-                "variant_not_playable"
-            })
-        })?,
-    };
-    if let Some(secret) = dice {
-        game.set_dice(secret.seed, &id.to_string());
-    }
-    Ok(game)
+    Ok(crate::replay::start_game(
+        variant,
+        start_position,
+        dice.map(|secret| secret.seed),
+        id,
+    )?)
 }
 
 /// The founding facts of a stored game.

@@ -237,23 +237,6 @@ impl GameState {
     }
 }
 
-/// The clock readings a resumed game starts from: those stored with its last action, or
-/// with its last takeback or gift of more time if that came after it. An adjustment came
-/// after the last action exactly when its ply is at least the action's: a later action has
-/// a higher ply, and a later takeback removes the actions after its own ply.
-pub(super) fn stored_clock(record: &GameRecord) -> Option<(u64, u64)> {
-    let ms = |stored: Option<i64>| u64::try_from(stored.unwrap_or(0)).unwrap_or(0);
-    let last_ply = record.actions.last().map_or(0, |a| a.ply);
-    let adjusted = (record.adjustments.last()).filter(|a| a.ply >= last_ply);
-    match (adjusted, record.actions.last()) {
-        (Some(adjustment), _) if adjustment.white_ms.is_some() => {
-            Some((ms(adjustment.white_ms), ms(adjustment.black_ms)))
-        }
-        (_, Some(last)) => Some((ms(last.white_ms), ms(last.black_ms))),
-        _ => None,
-    }
-}
-
 fn bigint(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
 }

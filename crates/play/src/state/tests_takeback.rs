@@ -337,18 +337,18 @@ fn a_resumed_game_takes_its_clock_from_the_latest_of_its_last_action_and_adjustm
     };
     let mut stored = record(clock(60_000, 0), &["e2e3", "b7b5"]);
     assert_eq!(
-        crate::state::takeback::stored_clock(&stored),
+        crate::replay::Replay::new(&stored, crate::replay::Seed::Stored).clock(),
         Some((40_000, 30_000))
     );
     stored.adjustments.push(adjustment(2, 39_000));
     assert_eq!(
-        crate::state::takeback::stored_clock(&stored),
+        crate::replay::Replay::new(&stored, crate::replay::Seed::Stored).clock(),
         Some((39_000, 45_000))
     );
     // An adjustment before the last action is older than it.
     stored.adjustments = vec![adjustment(1, 39_000)];
     assert_eq!(
-        crate::state::takeback::stored_clock(&stored),
+        crate::replay::Replay::new(&stored, crate::replay::Seed::Stored).clock(),
         Some((40_000, 30_000))
     );
     let restored = GameState::restore(

@@ -6,6 +6,7 @@
 //! a Davey Drehs game is replayed with its revealed seed to reach its positions, but the seed
 //! stays here, and the engine samples dice of its own as it does in play.
 
+use crate::play::replay::{Replay, Seed};
 use crate::rules::{AnyGame, Color, Outcome, Variant};
 use crate::store::GameRecord;
 use oddboard_engine::{Cancel, Engine, Limits, Score};
@@ -50,24 +51,12 @@ pub fn positions(record: &GameRecord) -> Result<Vec<Position>, PositionsError> {
     if !record.status.is_over() {
         return Err(PositionsError::NotOver);
     }
-    let replay = |e: &dyn std::fmt::Display| PositionsError::Replay(e.to_string());
-    let mut game = match &record.start_position {
-        Some(text) => AnyGame::from_position(record.variant, text).map_err(|e| replay(&e))?,
-        None => AnyGame::start(record.variant).map_err(|e| replay(&e))?,
-    };
-    if record.variant.has_dice() {
-        let seed: [u8; 32] = record
-            .revealed_dice_seed()
-            .and_then(|seed| seed.try_into().ok())
-            .ok_or_else(|| PositionsError::Replay("no revealed dice seed".into()))?;
-        game.set_dice(seed, &record.game_id.to_string());
-    }
     let mut positions = Vec::with_capacity(record.actions.len() + 1);
-    positions.push(position_of(&game, None));
-    for action in &record.actions {
-        let played = game.play(&action.machine).map_err(|e| replay(&e))?;
-        positions.push(position_of(&game, Some((played.machine, played.human))));
-    }
+    Replay::new(record, Seed::Revealed)
+        .play_through(|game, played| {
+            positions.push(position_of(game, played.map(|p| (p.machine, p.human))));
+        })
+        .map_err(|e| PositionsError::Replay(e.to_string()))?;
     Ok(positions)
 }
 
