@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod pages;
 pub mod proxy;
 pub mod security;
+pub mod socket;
 pub mod variant_pages;
 pub mod ws;
 
