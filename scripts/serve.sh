@@ -9,6 +9,8 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -q; then
     pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
   fi
 fi
-# The browser client's files live with the server's crate.
-export STATIC_DIR="${STATIC_DIR:-crates/server/static}"
+# The binary carries the browser client, but for development its files are served from the
+# work tree, so an edited script shows on a Shift-reload without a rebuild. `STATIC_DIR=`
+# (set but empty) serves the built-in copy instead.
+export STATIC_DIR="${STATIC_DIR-crates/server/static}"
 exec cargo run --release --bin oddboard -- serve "$@"

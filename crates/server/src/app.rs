@@ -23,8 +23,8 @@ use tokio_util::task::TaskTracker;
 /// A built application, ready to serve.
 pub struct App {
     pub state: AppState,
-    /// Where the browser client's static files are.
-    static_dir: std::path::PathBuf,
+    /// The browser client's static files: built in, or `STATIC_DIR`'s.
+    static_files: web::assets::StaticFiles,
     shutdown_tx: watch::Sender<bool>,
 }
 
@@ -49,6 +49,8 @@ impl App {
         settings: GameSettings,
         lobby_settings: LobbySettings,
     ) -> Result<App, crate::store::StoreError> {
+        // First, while no task of this server runs that it could hold up.
+        let static_files = web::assets::StaticFiles::load(config.static_dir.as_deref());
         let store = Store::connect(&config.database_url).await?;
         let writer = GameWriter::spawn(store.clone());
         let commit_stats = writer.stats();
@@ -89,10 +91,10 @@ impl App {
                     config.trusted_proxies.clone(),
                 )),
                 limits,
-                static_preloads: Arc::new(web::assets::module_preloads(&config.static_dir)),
-                static_version: web::assets::version_of(&config.static_dir).into(),
+                static_preloads: static_files.preloads.clone(),
+                static_version: static_files.version.clone(),
             },
-            static_dir: config.static_dir.clone(),
+            static_files,
             shutdown_tx,
         })
     }
@@ -106,7 +108,7 @@ impl App {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let router = web::app_router(self.state.clone(), &self.static_dir);
+        let router = web::app_router(self.state.clone(), &self.static_files);
         // Ends on its own at shutdown; aborted below in case serving fails first.
         let admin_notices = tokio::spawn(web::admin_notices::listen(self.state.clone()));
         let shutdown_tx = self.shutdown_tx;

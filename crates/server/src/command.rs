@@ -260,7 +260,7 @@ mod tests {
                 panic!("not serve");
             };
             assert_eq!(config.bind_addr, "127.0.0.1:10");
-            assert_eq!(config.static_dir, std::path::PathBuf::from("/srv/s"));
+            assert_eq!(config.static_dir, Some(std::path::PathBuf::from("/srv/s")));
             // Server flags belong to serving: not beside another command.
             assert!(parse(&["--bind", "127.0.0.1:9", "migrate"]).is_err());
         }

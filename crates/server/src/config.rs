@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `--bind` | `BIND_ADDR` | `0.0.0.0:8080` |
 //! | `--database-url` | `DATABASE_URL` | `postgres://postgres@localhost:5432/oddboard` |
-//! | `--static-dir` | `STATIC_DIR` | `static` |
+//! | `--static-dir` | `STATIC_DIR` | none: the browser client built into the binary |
 //! | | `RUST_LOG` | `info` (read by [`crate::telemetry`]) |
 //! | `--public-url` | `PUBLIC_URL` | none: the URL people reach the site at, e.g. `https://chess.example.org` |
 //! | `--trusted-proxies` | `TRUSTED_PROXIES` | `127.0.0.0/8,::1`: addresses or CIDRs whose `X-Forwarded-*` headers count (`none`: nobody's) |
@@ -41,7 +41,6 @@ use std::time::Duration;
 
 pub const DEFAULT_BIND: &str = "0.0.0.0:8080";
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@localhost:5432/oddboard";
-pub const DEFAULT_STATIC_DIR: &str = "static";
 /// The machine itself: the default trusted proxy, and the default exempt from rate limits.
 const LOOPBACK: &str = "127.0.0.0/8,::1";
 
@@ -55,9 +54,11 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, value_name = "URL",
           hide_env_values = true)]
     pub database_url: String,
-    /// Directory of the browser client's scripts and styles.
-    #[arg(long, env = "STATIC_DIR", default_value = DEFAULT_STATIC_DIR, value_name = "DIR")]
-    pub static_dir: PathBuf,
+    /// For development: serve the browser client's scripts and styles from this directory
+    /// (`crates/server/static`) instead of the copy built into the binary, read at each
+    /// request, so an edited file is served without a rebuild. Unset: the built-in copy.
+    #[arg(long, env = "STATIC_DIR", value_name = "DIR")]
+    pub static_dir: Option<PathBuf>,
     /// Where people reach the site (fixes the expected Origin; https also makes the session
     /// cookie Secure and turns on HSTS). Unset: wherever each request's `Host` says.
     #[arg(long, env = "PUBLIC_URL", value_name = "URL")]
@@ -316,7 +317,7 @@ impl Default for Config {
         Config {
             bind_addr: DEFAULT_BIND.to_string(),
             database_url: DEFAULT_DATABASE_URL.to_string(),
-            static_dir: PathBuf::from(DEFAULT_STATIC_DIR),
+            static_dir: None,
             public_url: None,
             trusted_proxies: loopback(),
             rate_limits: RateLimits::default(),

@@ -70,9 +70,23 @@ fn method_not_allowed_page() -> Response {
     )
 }
 
-/// What the static files (`pages::static_files`) answer for a file they cannot serve: a
-/// missing file is not found; a method other than GET or HEAD is not allowed. Always a page:
-/// `/static` holds no API (and the path it sees has lost its `/static`).
+/// What the static files (`web::assets`) answer for a file they cannot serve: a missing file
+/// is not found; a method other than GET or HEAD is not allowed. Always a page: `/static`
+/// holds no API (and the path it sees has lost its `/static`).
+pub fn static_miss(method: &Method) -> Response {
+    if matches!(*method, Method::GET | Method::HEAD) {
+        not_found_page()
+    } else {
+        let mut answer = method_not_allowed_page();
+        answer.headers_mut().insert(
+            axum::http::header::ALLOW,
+            axum::http::HeaderValue::from_static("GET,HEAD"),
+        );
+        answer
+    }
+}
+
+/// [`static_miss`] as the fallback of `STATIC_DIR`'s `ServeDir`.
 #[derive(Clone, Copy, Debug)]
 pub struct StaticMiss;
 
@@ -86,17 +100,7 @@ impl tower::Service<Request> for StaticMiss {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let answer = if matches!(*request.method(), Method::GET | Method::HEAD) {
-            not_found_page()
-        } else {
-            let mut answer = method_not_allowed_page();
-            answer.headers_mut().insert(
-                axum::http::header::ALLOW,
-                axum::http::HeaderValue::from_static("GET,HEAD"),
-            );
-            answer
-        };
-        ready(Ok(answer))
+        ready(Ok(static_miss(request.method())))
     }
 }
 

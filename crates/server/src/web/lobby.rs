@@ -1,8 +1,8 @@
 //! The lobby's transport: the `/ws/lobby` socket (live seek list, challenges, game starts,
 //! and commands as JSON or text), the command endpoints and the JSON reads.
 //!
-//! - `GET /ws/lobby`: one task per connection, a single `select!` over the socket, the
-//!   lobby's events for this connection, and shutdown or the player's logout.
+//! - `GET /ws/lobby`: the socket loop (`web::socket`) with this module's handler: the
+//!   lobby's events for this connection out, the player's commands in.
 //! - `POST /api/command` `{"line":"seek 5 0 rated chazz"}`: a FICS-style text command.
 //! - `POST /api/lobby` `{"t":"seek","time":5,…}`: the same commands as JSON.
 //! - `GET /api/seeks[?all=true]`, `GET /api/games/live`, `GET /api/lobby/stats`,
@@ -13,13 +13,15 @@
 //! status ([`command_error`]). On the socket the same answers are the `reply` message and the
 //! shared `error` event, each echoing the command's `ref` (`crate::wire::lobby`).
 
-use super::auth::{CurrentUser, LogoutSignal, MaybeUser};
+use super::auth::{CurrentUser, MaybeUser};
 use super::error::{ApiError, ErrorBody};
 use super::extract::{JsonBody, PathParam, QueryParams};
-use super::limits::{rate_limited_close, Action, Admission, FrameGate, RateLimited, SocketKind};
+use super::limits::{Action, RateLimited, SocketKind};
 use super::openapi::UserNameParam;
 use super::proxy::ClientInfo;
-use super::ws::{open_socket, SocketOpening, MAX_CLIENT_MESSAGE};
+use super::socket::{
+    self, open_socket, send_now, Flow, Outbox, SocketHandler, SocketOpening, MAX_CLIENT_MESSAGE,
+};
 use super::AppState;
 use crate::game::lobby::command::{parse_line, request_of, Request};
 use crate::game::lobby::{
@@ -32,15 +34,16 @@ use crate::wire::lobby::{
     parse_lobby_msg, parse_lobby_value, CommandAnswer, LobbyAnswer, ReplyData,
 };
 use crate::wire::ErrorEvent;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
+use tokio::sync::mpsc;
 use utoipa::{IntoParams, ToSchema};
 
 /// The quick-pairing grid's clocks (minutes, increment seconds), `0 0` being no clock as in
@@ -402,135 +405,101 @@ pub async fn lobby_socket(
         state,
         upgrade,
         opening,
-        move |socket, state, logout, gate| async move {
-            match state.lobby.connect(user.clone()).await {
-                Ok(connection) => {
-                    let id = connection.id;
-                    let asker = Asker {
-                        user: &user,
-                        client: &peer,
-                    };
-                    let served = serve_socket(socket, &state, asker, connection, logout, gate);
-                    if let Err(e) = served.await {
-                        tracing::debug!(cause = %e, "lobby socket closed");
-                    }
-                    state.lobby.disconnect(user.user_id, id).await;
-                }
+        move |mut socket, state, logout, gate| async move {
+            let connection = match state.lobby.connect(user.clone()).await {
+                Ok(connection) => connection,
                 Err(e) => {
-                    let (mut sink, _) = socket.split();
                     let error = ErrorEvent::new(e.code(), &e.to_string()).to_json();
-                    let _ = sink.send(Message::Text(Utf8Bytes::from(error))).await;
+                    let _ = send_now(&mut socket, [error]).await;
+                    return;
                 }
+            };
+            let id = connection.id;
+            let mut lobby = LobbySocket {
+                state: &state,
+                user: &user,
+                client: &peer,
+                events: connection.events,
+            };
+            let served = socket::serve(&mut socket, &mut lobby, gate, state.closing(logout));
+            if let Err(e) = served.await {
+                tracing::debug!(cause = %e, "lobby socket closed");
             }
+            state.lobby.disconnect(user.user_id, id).await;
         },
     )
 }
 
-/// Whose lobby socket it is: the player, and the client address its limits are counted by.
-#[derive(Clone, Copy)]
-struct Asker<'a> {
+/// One player's lobby socket: their commands go to the lobby, its events for this
+/// connection to them.
+struct LobbySocket<'a> {
+    state: &'a AppState,
     user: &'a LobbyUser,
+    /// The client address its limits are counted by.
     client: &'a ClientInfo,
+    events: mpsc::Receiver<Arc<str>>,
 }
 
-async fn serve_socket(
-    socket: WebSocket,
-    state: &AppState,
-    asker: Asker<'_>,
-    mut connection: crate::game::lobby::LobbyConnection,
-    logout: Option<LogoutSignal>,
-    gate: FrameGate,
-) -> Result<(), axum::Error> {
-    let (mut sink, mut stream) = socket.split();
-    let mut closing = std::pin::pin!(state.closing(logout));
-    loop {
-        tokio::select! {
-            // In this order, and the closing (shutdown, logout) only when neither of the
-            // others is ready: polling it takes the lock that every socket's shutdown waiter
-            // shares.
-            biased;
-            frame = stream.next() => {
-                let Some(frame) = frame else { break };
-                let frame = frame?;
-                match gate.admit_frame(&frame) {
-                    Admission::Admit => {}
-                    Admission::Refuse(error) => {
-                        sink.send(Message::Text(Utf8Bytes::from(error))).await?;
-                        continue;
-                    }
-                    Admission::Close => {
-                        let _ = sink.send(rate_limited_close()).await;
-                        break;
-                    }
-                }
-                match frame {
-                    Message::Text(text) => {
-                        let reply = handle_frame(text.as_str(), state, asker).await;
-                        sink.send(Message::Text(Utf8Bytes::from(reply))).await?;
-                    }
-                    Message::Binary(_) => {
-                        let error = ErrorEvent::new("bad_message", "send JSON text frames");
-                        sink.send(Message::Text(Utf8Bytes::from(error.to_json()))).await?;
-                    }
-                    Message::Close(_) => break,
-                    Message::Ping(_) | Message::Pong(_) => {}
-                }
-            }
-            event = connection.events.recv() => match event {
-                Some(message) => sink.send(Message::Text(Utf8Bytes::from(&*message))).await?,
-                // The lobby dropped this connection (too far behind, or shutting down).
-                None => {
-                    let _ = sink.send(Message::Close(None)).await;
-                    break;
-                }
-            },
-            closing = &mut closing => {
-                let _ = sink.send(closing.close_message()).await;
-                break;
-            }
-        }
+impl SocketHandler for LobbySocket<'_> {
+    type Event = Arc<str>;
+
+    /// None once the lobby has dropped this connection (too far behind, or shutting down).
+    async fn next_event(&mut self) -> Option<Arc<str>> {
+        self.events.recv().await
     }
-    Ok(())
+
+    async fn on_event(
+        &mut self,
+        event: Arc<str>,
+        out: &mut Outbox<'_>,
+    ) -> Result<Flow, axum::Error> {
+        out.push(&*event).await?;
+        Ok(Flow::Go)
+    }
+
+    /// Always answers, with a `reply`, a `pong` or an `error` message.
+    async fn on_text(&mut self, text: &str, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
+        let reply = self.answer(text).await;
+        out.push(reply).await
+    }
 }
 
-/// Handles one frame: always answers, with a `reply`, a `pong` or an `error` message.
-async fn handle_frame(text: &str, state: &AppState, asker: Asker<'_>) -> String {
-    if text.len() > MAX_CLIENT_MESSAGE {
-        let message = format!("messages are limited to {MAX_CLIENT_MESSAGE} bytes");
-        return ErrorEvent::new("frame_too_large", &message).to_json();
-    }
-    // A refused message answers its `ref` too, so that a client waiting on it hears.
-    let refuse = |reference: Option<Value>, code: &str, message: &str| {
-        ErrorEvent::new(code, message)
-            .answering(reference)
-            .to_json()
-    };
-    let (reference, message) = match parse_lobby_msg(text) {
-        Ok(parsed) => parsed,
-        Err((reference, code, message)) => return refuse(reference, code, &message),
-    };
-    let command = match request_of(message) {
-        Err((code, message)) => return refuse(reference, code, &message),
-        Ok(Request::Ping) => return LobbyAnswer::Pong { reference }.to_json(),
-        Ok(Request::Command(command)) => Ok(command),
-        Ok(Request::Line(line)) => parse_line(&line),
-    };
-    let result = match carry_out(state, asker.user.clone(), asker.client, command).await {
-        Ok(result) => result,
-        Err(limited) => return refuse(reference, "rate_limited", &limited.message()),
-    };
-    match result {
-        Ok(reply) => LobbyAnswer::Reply {
-            reference,
-            reply: reply.text,
-            data: reply.data,
-        }
-        .to_json(),
-        Err(e) => {
-            if let LobbyError::Store(cause) = &e {
-                tracing::error!(cause = %cause, "lobby command failed");
+impl LobbySocket<'_> {
+    /// The answer to one frame.
+    async fn answer(&self, text: &str) -> String {
+        // A refused message answers its `ref` too, so that a client waiting on it hears.
+        let refuse = |reference: Option<Value>, code: &str, message: &str| {
+            ErrorEvent::new(code, message)
+                .answering(reference)
+                .to_json()
+        };
+        let (reference, message) = match parse_lobby_msg(text) {
+            Ok(parsed) => parsed,
+            Err((reference, code, message)) => return refuse(reference, code, &message),
+        };
+        let command = match request_of(message) {
+            Err((code, message)) => return refuse(reference, code, &message),
+            Ok(Request::Ping) => return LobbyAnswer::Pong { reference }.to_json(),
+            Ok(Request::Command(command)) => Ok(command),
+            Ok(Request::Line(line)) => parse_line(&line),
+        };
+        let result = match carry_out(self.state, self.user.clone(), self.client, command).await {
+            Ok(result) => result,
+            Err(limited) => return refuse(reference, "rate_limited", &limited.message()),
+        };
+        match result {
+            Ok(reply) => LobbyAnswer::Reply {
+                reference,
+                reply: reply.text,
+                data: reply.data,
             }
-            refuse(reference, e.code(), &e.to_string())
+            .to_json(),
+            Err(e) => {
+                if let LobbyError::Store(cause) = &e {
+                    tracing::error!(cause = %cause, "lobby command failed");
+                }
+                refuse(reference, e.code(), &e.to_string())
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod pages;
 pub mod proxy;
 pub mod security;
+pub mod socket;
 pub mod variant_pages;
 pub mod ws;
 
@@ -153,16 +154,15 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }
 
-/// The whole application: [`router`] plus the static files of the browser client under
-/// `/static`, read from `static_dir` ([`assets`]), everything compressed, with the hardening
-/// headers ([`security`], and HSTS for an https public URL) and logged with a request id
-/// ([`access`]).
-pub fn app_router(state: AppState, static_dir: &std::path::Path) -> Router {
-    let version = state.static_version.clone();
+/// The whole application: [`router`], compressed, plus the static files of the browser
+/// client under `/static` ([`assets`]: built in, with their own compressed copies, or
+/// `STATIC_DIR`'s), with the hardening headers ([`security`], and HSTS for an https public
+/// URL) and logged with a request id ([`access`]).
+pub fn app_router(state: AppState, static_files: &assets::StaticFiles) -> Router {
     let sends_hsts = state.site.sends_hsts();
     let mut app = router(state)
-        .merge(assets::router(static_dir, &version))
-        .layer(assets::compression());
+        .layer(assets::compression())
+        .merge(static_files.router());
     if sends_hsts {
         app = app.layer(SetResponseHeaderLayer::if_not_present(
             header::STRICT_TRANSPORT_SECURITY,

@@ -7,9 +7,9 @@
 //! present nor among its spectators, so a page that shows games in passing changes nothing
 //! a player sees or claims.
 //!
-//! One task serves the socket, as on `/ws/game/{id}`, with one `select!` over the socket,
-//! the watched games' event streams, the answers still awaited and the server's shutdown or
-//! the session's logout. Two things differ, because many games share the socket:
+//! The socket loop (`web::socket`) serves it, as it does `/ws/game/{id}`; this module's
+//! [`SocketHandler`] gives the loop its outbound items, the watched games' event streams and
+//! the answers still awaited. Two things differ, because many games share the socket:
 //! - A game message does not hold up the socket: an action's answer comes only once it is
 //!   committed, so each is awaited among the others ([`MAX_PENDING`] at most; reading waits
 //!   beyond that).
@@ -21,25 +21,25 @@
 //!   once before it writes, and the other games' events join the write: under load that took
 //!   the server from about one write per move to one per three.
 
-use super::auth::{LogoutSignal, MaybeUser};
-use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
+use super::auth::MaybeUser;
+use super::limits::SocketKind;
 use super::proxy::ClientInfo;
-use super::ws::{
-    answer, error_json, frame_too_large, open_socket, SocketOpening, MAX_CLIENT_MESSAGE,
-};
+use super::socket::{self, open_socket, Flow, Outbox, SocketHandler, SocketOpening};
+use super::ws::{answer, error_json};
 use super::AppState;
 use crate::game::{GameHandle, Outgoing};
 use crate::wire::game::{parse_mux_msg, tag_with_gid, unwatched_message, ClientMsg, MuxClientMsg};
 use crate::wire::{ErrorEvent, Pong};
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::future::BoxFuture;
 use futures_util::stream::{self, AbortHandle, BoxStream, FuturesUnordered, SelectAll};
-use futures_util::{FutureExt, SinkExt, StreamExt};
+use futures_util::{FutureExt, StreamExt};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::task::Poll;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
@@ -77,9 +77,10 @@ pub async fn games_socket(
         state,
         upgrade,
         opening,
-        move |socket, state, logout, gate| async move {
-            let mut mux = Multiplexer::new(viewer);
-            if let Err(e) = mux.serve(socket, &state, logout, gate).await {
+        move |mut socket, state, logout, gate| async move {
+            let mut mux = Multiplexer::new(&state, viewer);
+            let served = socket::serve(&mut socket, &mut mux, gate, state.closing(logout));
+            if let Err(e) = served.await {
                 tracing::debug!(cause = %e, "multiplexed socket closed");
             }
             mux.leave_all().await;
@@ -110,16 +111,72 @@ impl Watched {
 }
 
 /// The state of one multiplexed socket.
-struct Multiplexer {
+struct Multiplexer<'a> {
+    state: &'a AppState,
     viewer: Option<Uuid>,
     watched: HashMap<Uuid, Watched>,
     events: SelectAll<EventStream>,
     pending: FuturesUnordered<PendingAnswer>,
 }
 
-impl Multiplexer {
-    fn new(viewer: Option<Uuid>) -> Multiplexer {
+/// What the multiplexed socket has to send: an answer to one of its game messages, or an
+/// item of a watched game's stream.
+enum MuxEvent {
+    Answer(Uuid, Option<String>),
+    Game(Uuid, Result<Arc<str>, RecvError>),
+}
+
+impl SocketHandler for Multiplexer<'_> {
+    type Event = MuxEvent;
+
+    /// The answers first, then the games' events, as they were ready. Never ends: with no
+    /// game watched and nothing awaited there is simply nothing to send.
+    async fn next_event(&mut self) -> Option<MuxEvent> {
+        std::future::poll_fn(|cx| {
+            // An empty set is ready with None and keeps no waker; it gets items only from
+            // this task, which polls here again before it sleeps.
+            if let Poll::Ready(Some((gid, reply))) = self.pending.poll_next_unpin(cx) {
+                return Poll::Ready(Some(MuxEvent::Answer(gid, reply)));
+            }
+            if let Poll::Ready(Some((gid, event))) = self.events.poll_next_unpin(cx) {
+                return Poll::Ready(Some(MuxEvent::Game(gid, event)));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    async fn on_event(
+        &mut self,
+        event: MuxEvent,
+        out: &mut Outbox<'_>,
+    ) -> Result<Flow, axum::Error> {
+        self.send(event, out).await?;
+        Ok(Flow::Go)
+    }
+
+    async fn on_text(&mut self, text: &str, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
+        self.read_text(text, out).await
+    }
+
+    fn is_reading(&self) -> bool {
+        self.pending.len() < MAX_PENDING
+    }
+
+    /// What is ready now (this also sends the actions just read on to their games), then,
+    /// once the tasks already woken have run, what they made ready: the other games' events
+    /// released by the same commit share this write (the module's header).
+    async fn after_turn(&mut self, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
+        self.feed_ready(out).await?;
+        tokio::task::yield_now().await;
+        self.feed_ready(out).await
+    }
+}
+
+impl<'a> Multiplexer<'a> {
+    fn new(state: &'a AppState, viewer: Option<Uuid>) -> Multiplexer<'a> {
         Multiplexer {
+            state,
             viewer,
             watched: HashMap::new(),
             events: SelectAll::new(),
@@ -127,79 +184,15 @@ impl Multiplexer {
         }
     }
 
-    async fn serve(
-        &mut self,
-        mut socket: WebSocket,
-        state: &AppState,
-        logout: Option<LogoutSignal>,
-        gate: FrameGate,
-    ) -> Result<(), axum::Error> {
-        let mut closing = std::pin::pin!(state.closing(logout));
-        loop {
-            tokio::select! {
-                // The closing (shutdown, logout) last, as on `/ws/game/{id}`: polling it
-                // takes the lock every socket's shutdown waiter shares.
-                biased;
-                frame = socket.recv(), if self.pending.len() < MAX_PENDING => {
-                    let Some(frame) = frame else { break };
-                    let frame = frame?;
-                    match gate.admit_frame(&frame) {
-                        Admission::Admit => {}
-                        // Sent at once: `continue` skips the write at the end of the loop.
-                        Admission::Refuse(error) => {
-                            socket.send(text_message(error)).await?;
-                            continue;
-                        }
-                        Admission::Close => {
-                            let _ = socket.send(rate_limited_close()).await;
-                            break;
-                        }
-                    }
-                    match frame {
-                        Message::Text(text) => self.read_frame(state, text.as_str(), &mut socket).await?,
-                        Message::Binary(_) => {
-                            let error = ErrorEvent::new("bad_message", "send JSON text frames");
-                            socket.feed(text_message(error.to_json())).await?;
-                        }
-                        Message::Close(_) => break,
-                        Message::Ping(_) | Message::Pong(_) => {}
-                    }
-                }
-                Some((gid, reply)) = self.pending.next(), if !self.pending.is_empty() => {
-                    if let Some(reply) = reply {
-                        socket.feed(tagged(gid, &reply)).await?;
-                    }
-                }
-                Some((gid, event)) = self.events.next(), if !self.events.is_empty() => {
-                    self.forward(gid, event, &mut socket).await?;
-                }
-                closing = &mut closing => {
-                    let _ = socket.send(closing.close_message()).await;
-                    break;
-                }
-            }
-            // What is ready now (this also sends the actions just read on to their games),
-            // then, once the tasks already woken have run, what they made ready: the other
-            // games' events released by the same commit share this write (the module's header).
-            self.feed_ready(&mut socket).await?;
-            tokio::task::yield_now().await;
-            self.feed_ready(&mut socket).await?;
-            socket.flush().await?;
-        }
-        Ok(())
-    }
-
-    /// Feeds what else is ready to go out, so that it shares the write.
-    async fn feed_ready(&mut self, socket: &mut WebSocket) -> Result<(), axum::Error> {
+    /// Queues what else is ready to go out, so that it shares the write.
+    async fn feed_ready(&mut self, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
         for _ in 0..MAX_WRITE_BATCH {
             // A poll that finds nothing is harmless: the next `select!` polls every branch
             // with the task's own waker before the task sleeps.
             if let Some(Some((gid, event))) = self.events.next().now_or_never() {
-                self.forward(gid, event, socket).await?;
+                self.forward(gid, event, out).await?;
             } else if let Some(Some((gid, reply))) = self.pending.next().now_or_never() {
-                if let Some(reply) = reply {
-                    socket.feed(tagged(gid, &reply)).await?;
-                }
+                self.send(MuxEvent::Answer(gid, reply), out).await?;
             } else {
                 break;
             }
@@ -207,30 +200,26 @@ impl Multiplexer {
         Ok(())
     }
 
-    async fn read_frame(
-        &mut self,
-        state: &AppState,
-        text: &str,
-        socket: &mut WebSocket,
-    ) -> Result<(), axum::Error> {
-        if text.len() > MAX_CLIENT_MESSAGE {
-            return socket.feed(text_message(frame_too_large())).await;
+    /// Queues one outbound item for the client.
+    async fn send(&mut self, event: MuxEvent, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
+        match event {
+            MuxEvent::Answer(gid, Some(reply)) => out.push(tag_with_gid(gid, &reply)).await,
+            MuxEvent::Answer(_, None) => Ok(()),
+            MuxEvent::Game(gid, event) => self.forward(gid, event, out).await,
         }
+    }
+
+    /// Carries out one client message; a game message's answer is awaited among the others.
+    async fn read_text(&mut self, text: &str, out: &mut Outbox<'_>) -> Result<(), axum::Error> {
         match parse_mux_msg(text) {
-            Err((code, message)) => {
-                socket
-                    .feed(text_message(ErrorEvent::new(code, &message).to_json()))
-                    .await
-            }
-            Ok(MuxClientMsg::Ping {}) => socket.feed(text_message(Pong {}.to_json())).await,
-            Ok(MuxClientMsg::Watch { gid, v, preview }) => {
-                self.watch(state, gid, v, preview, socket).await
-            }
+            Err((code, message)) => out.push(ErrorEvent::new(code, &message).to_json()).await,
+            Ok(MuxClientMsg::Ping {}) => out.push(Pong {}.to_json()).await,
+            Ok(MuxClientMsg::Watch { gid, v, preview }) => self.watch(gid, v, preview, out).await,
             Ok(MuxClientMsg::Unwatch { gid }) => {
                 if self.stop_watching(gid).await {
-                    socket.feed(unwatched(gid)).await
+                    out.push(unwatched_message(gid)).await
                 } else {
-                    socket.feed(not_watching(gid)).await
+                    out.push(not_watching(gid)).await
                 }
             }
             Ok(MuxClientMsg::Game { gid, msg }) => {
@@ -240,14 +229,14 @@ impl Multiplexer {
                         if watched.preview
                             && !matches!(msg, ClientMsg::Sync { .. } | ClientMsg::Ping {}) =>
                     {
-                        return socket.feed(preview_only(gid)).await
+                        return out.push(preview_only(gid)).await
                     }
                     Some(watched) => {
                         let (handle, seen_as) =
                             (watched.handle.clone(), watched.seen_as(self.viewer));
                         self.carry_out(gid, handle, seen_as, msg)
                     }
-                    None => return socket.feed(not_watching(gid)).await,
+                    None => return out.push(not_watching(gid)).await,
                 }
                 Ok(())
             }
@@ -257,38 +246,37 @@ impl Multiplexer {
     /// Starts forwarding a game's messages, from version `since` if the client has one.
     async fn watch(
         &mut self,
-        state: &AppState,
         gid: Uuid,
         since: Option<u64>,
         preview: bool,
-        socket: &mut WebSocket,
+        out: &mut Outbox<'_>,
     ) -> Result<(), axum::Error> {
         if self.watched.contains_key(&gid) {
             let error = ErrorEvent::new(
                 "already_watching",
                 "this socket already watches that game; send it a sync to catch up",
             );
-            return socket.feed(tagged(gid, &error.to_json())).await;
+            return out.push(tag_with_gid(gid, &error.to_json())).await;
         }
         if self.watched.len() >= MAX_WATCHED {
             let message = format!("a socket watches at most {MAX_WATCHED} games at once");
             let error = ErrorEvent::new("too_many_games", &message);
-            return socket.feed(tagged(gid, &error.to_json())).await;
+            return out.push(tag_with_gid(gid, &error.to_json())).await;
         }
-        let handle = match state.games.find(gid).await {
+        let handle = match self.state.games.find(gid).await {
             Ok(handle) => handle,
-            Err(error) => return socket.feed(tagged(gid, &error_json(&error))).await,
+            Err(error) => return out.push(tag_with_gid(gid, &error_json(&error))).await,
         };
         let seen_as = if preview { None } else { self.viewer };
         let subscription = match handle.subscribe(seen_as, since).await {
             Ok(subscription) => subscription,
-            Err(e) => return socket.feed(tagged(gid, &error_json(&e))).await,
+            Err(e) => return out.push(tag_with_gid(gid, &error_json(&e))).await,
         };
         if !preview {
             handle.presence(self.viewer, true).await;
         }
         for message in &subscription.initial {
-            socket.feed(tagged(gid, message)).await?;
+            out.push(tag_with_gid(gid, message)).await?;
         }
         let (events, stop) = event_stream(gid, subscription.events, seen_as);
         self.events.push(events);
@@ -324,10 +312,10 @@ impl Multiplexer {
         &mut self,
         gid: Uuid,
         event: Result<Arc<str>, RecvError>,
-        socket: &mut WebSocket,
+        out: &mut Outbox<'_>,
     ) -> Result<(), axum::Error> {
         match event {
-            Ok(message) => socket.feed(tagged(gid, &message)).await,
+            Ok(message) => out.push(tag_with_gid(gid, &message)).await,
             Err(RecvError::Lagged(_)) => {
                 // Too slow to keep up with this game: start it again from a full snapshot.
                 let Some(watched) = self.watched.get_mut(&gid) else {
@@ -338,7 +326,7 @@ impl Multiplexer {
                 match watched.handle.subscribe(seen_as, None).await {
                     Ok(fresh) => {
                         for message in &fresh.initial {
-                            socket.feed(tagged(gid, message)).await?;
+                            out.push(tag_with_gid(gid, message)).await?;
                         }
                         let (events, stop) = event_stream(gid, fresh.events, seen_as);
                         watched.stop = stop;
@@ -347,14 +335,14 @@ impl Multiplexer {
                     }
                     Err(_) => {
                         self.watched.remove(&gid);
-                        socket.feed(unwatched(gid)).await
+                        out.push(unwatched_message(gid)).await
                     }
                 }
             }
             Err(RecvError::Closed) => {
                 // The game has stopped (let go after its end, or the server is stopping).
                 self.watched.remove(&gid);
-                socket.feed(unwatched(gid)).await
+                out.push(unwatched_message(gid)).await
             }
         }
     }
@@ -408,28 +396,15 @@ fn event_stream(
     (items.map(move |item| (gid, item)).boxed(), stop)
 }
 
-fn text_message(text: String) -> Message {
-    Message::Text(Utf8Bytes::from(text))
-}
-
-/// A game's message with the game's id added (`wire::game::GidTagged`).
-fn tagged(gid: Uuid, message: &str) -> Message {
-    text_message(tag_with_gid(gid, message))
-}
-
-fn unwatched(gid: Uuid) -> Message {
-    text_message(unwatched_message(gid))
-}
-
-fn preview_only(gid: Uuid) -> Message {
+fn preview_only(gid: Uuid) -> String {
     let error = ErrorEvent::new(
         "preview_only",
         "this socket watches the game as a preview, which only reads (sync and ping); watch it without preview to take part",
     );
-    tagged(gid, &error.to_json())
+    tag_with_gid(gid, &error.to_json())
 }
 
-fn not_watching(gid: Uuid) -> Message {
+fn not_watching(gid: Uuid) -> String {
     let error = ErrorEvent::new("not_watching", "watch the game on this socket first");
-    tagged(gid, &error.to_json())
+    tag_with_gid(gid, &error.to_json())
 }

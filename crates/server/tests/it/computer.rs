@@ -3,7 +3,7 @@
 //! in the middle of its game, and every refusal of `POST /api/games/computer`.
 
 use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
-use crate::ws_game::stored_record_once;
+use crate::ws_game::{live_view, stored_record_once};
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
 use oddboard_client::{Client, HttpResponse};
@@ -136,8 +136,12 @@ async fn the_computer_declines_draws_accepts_rematches_and_is_never_away() {
     person
         .read_until(|w| w.events.iter().any(|e| e["kind"] == "draw_declined"))
         .await;
-    // Past any claim delay: the computer has not left, so nothing may be claimed.
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    // The computer has no socket, yet it is never away: the game counts no seat absent,
+    // so no claim delay runs, and nothing may be claimed. (Absence is counted the moment
+    // a seat has no connection; only the claim waits for the delay.)
+    let view = live_view(&alice.client, &game_id).await;
+    assert_eq!(view["absent"], json!([]), "{view}");
+    assert_eq!(view["claim_after_ms"], json!({}), "{view}");
     person.send(json!({ "t": "claim_victory" })).await;
     person.expect_error("opponent_present").await;
     person.send(json!({ "t": "resign" })).await;

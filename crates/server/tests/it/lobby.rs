@@ -8,15 +8,17 @@ use crate::server::{fast_settings, TestServer, WAIT};
 use oddboard::game::lobby::LobbySettings;
 use oddboard_client::{expect_ok, Client, LobbySocket};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Short timings, with room for a loaded CI machine: users are forgotten 1 s after their
-/// last connection, numbers rest 2 s. The tests here do not open most games they start:
-/// the join limit is the first-move limit, as if there were none (`lobby_presence` tests it).
+/// last connection. Seek numbers rest an hour, longer than any test, so that a freed
+/// number surely does not come back however slow the machine; a test of their reuse sets
+/// no rest at all. The tests here do not open most games they start: the join limit is the
+/// first-move limit, as if there were none (`lobby_presence` tests it).
 pub(super) fn lobby_settings() -> LobbySettings {
     LobbySettings {
         forget_after: Duration::from_secs(1),
-        seek_number_reuse: Duration::from_secs(2),
+        seek_number_reuse: Duration::from_secs(60 * 60),
         join_limit: fast_settings().first_move_limit,
         ..LobbySettings::default()
     }
@@ -591,26 +593,15 @@ async fn seeks_go_with_a_game_start_and_a_closed_connection_and_numbers_rest() {
     assert_eq!((first, second, third), (1, 2, 3));
     // A game started by any means (here a `match`) takes down all her seeks.
     alice.ok(&format!("match {} 9 9", bob.name)).await;
-    // Her numbers are freed after this.
-    let freed_after = Instant::now();
     bob.ok("accept").await;
     for id in [first, second, third] {
         watcher.event("seek_removed", |m| m["id"] == id).await;
     }
-    // Numbers rest before they come back: checked only while they surely still rest.
+    // Freed numbers rest (an hour here) before they come back (`rested_seek_numbers_…`).
     let fourth = watcher.seek("4 0").await;
-    if freed_after.elapsed() < lobby_settings().seek_number_reuse {
-        assert_eq!(fourth, 4, "a freed number came back before its rest");
-    }
-    tokio::time::sleep(Duration::from_millis(2100)).await;
-    // Rested numbers are reused, lowest first (2 if a machine slower than the rest gave 1
-    // to the seek above).
+    assert_eq!(fourth, 4, "a freed number came back before its rest");
     let fifth = watcher.seek("5 0").await;
-    let lowest_rested = if fourth == first { second } else { first };
-    assert_eq!(
-        fifth, lowest_rested,
-        "rested numbers are reused, lowest first"
-    );
+    assert_eq!(fifth, 5, "a freed number came back before its rest");
     // Bob has read past the removals of Alice's seeks once he sees the new seek.
     bob.event("seek_added", |m| {
         m["seek"]["id"] == fifth && m["seek"]["time"] == 5
@@ -637,6 +628,31 @@ async fn seeks_go_with_a_game_start_and_a_closed_connection_and_numbers_rest() {
     let _ = watcher_client;
     bob.fails(&format!("match {watcher_name}"), "user_not_online")
         .await;
+    server.stop().await;
+}
+
+/// Rested numbers come back lowest first. With no rest at all, so that the order does not
+/// depend on how long the machine took (the length of the rest is the lobby state's to
+/// keep, tested there with its own clock).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rested_seek_numbers_come_back_lowest_first() {
+    let settings = LobbySettings {
+        seek_number_reuse: Duration::ZERO,
+        ..lobby_settings()
+    };
+    let server = TestServer::start_with_lobby(fast_settings(), settings).await;
+    let mut alice = LobbyPlayer::guest(&server).await;
+    let ids = [
+        alice.seek("1 0").await,
+        alice.seek("2 0").await,
+        alice.seek("3 0").await,
+    ];
+    assert_eq!(ids, [1, 2, 3]);
+    alice.ok("unseek 3").await;
+    alice.ok("unseek 1").await;
+    // Taken down last, 1 comes back first: the lowest rested number, not the oldest.
+    let again = [alice.seek("4 0").await, alice.seek("5 0").await];
+    assert_eq!(again, [1, 3], "rested numbers are reused, lowest first");
     server.stop().await;
 }
 

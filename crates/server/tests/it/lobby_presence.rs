@@ -7,13 +7,17 @@ use crate::lobby::{command, LobbyPlayer};
 use crate::server::{fast_settings, TestServer, WAIT};
 use crate::ws_game::stored_record;
 use oddboard::game::lobby::LobbySettings;
+use oddboard::game::GameSettings;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// The server's own lobby timings, but a join limit short enough to wait for.
+/// The server's own lobby timings, but a join limit short enough to wait for, and users kept
+/// loaded an hour after their last connection: longer than any test, so that what happens
+/// when a last socket closes cannot be that grace ending, however slow the machine.
 fn settings(join_limit: Duration) -> LobbySettings {
     LobbySettings {
         join_limit,
+        forget_after: Duration::from_secs(60 * 60),
         ..LobbySettings::default()
     }
 }
@@ -46,22 +50,17 @@ async fn a_seek_goes_when_its_last_socket_closes_and_its_owner_hears_of_it_on_re
     bob.no_event("seek_removed", |_| true).await;
     assert_eq!(seek_ids(&mut bob).await, vec![first, second]);
 
-    // The last one: both seeks go at once, long before the 5 s the lobby keeps her loaded.
+    // The last one: both seeks go at once, not when the lobby stops keeping her loaded
+    // (an hour here, far past the wait for the events).
     let LobbyPlayer {
         name: alice_name,
         client: alice_client,
         socket,
     } = alice;
-    let closed = Instant::now();
     socket.close().await;
     for id in [first, second] {
         bob.event("seek_removed", |m| m["id"] == id).await;
     }
-    assert!(
-        closed.elapsed() < LobbySettings::default().forget_after,
-        "the seeks went at once, not after a grace: {:?}",
-        closed.elapsed()
-    );
     assert!(seek_ids(&mut bob).await.is_empty());
     let anonymous = server.client().get("/api/seeks").await;
     let anonymous = anonymous.unwrap_or_else(|e| panic!("{e}"));
@@ -131,10 +130,15 @@ async fn paired_game(server: &TestServer) -> (LobbyPlayer, LobbyPlayer, String) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
     let join_limit = Duration::from_secs(2);
-    let server = TestServer::start_with_lobby(fast_settings(), settings(join_limit)).await;
+    // A first-move limit of an hour: an abort within the wait below is the join limit's,
+    // however slow the machine.
+    let game_settings = GameSettings {
+        first_move_limit: Duration::from_secs(60 * 60),
+        ..fast_settings()
+    };
+    let server = TestServer::start_with_lobby(game_settings, settings(join_limit)).await;
     // Alice's lobby page heard of the game but never opens it (its tab was lost).
     let (_alice, bob, game_id) = paired_game(&server).await;
-    let started = Instant::now();
     let mut black_or_white = bob
         .client
         .connect_game(&game_id, None)
@@ -145,11 +149,6 @@ async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
         .await
         .unwrap_or_else(|e| panic!("no end: {e}"));
     assert_eq!(ended["outcome"]["reason"], "aborted", "{ended}");
-    let waited = started.elapsed();
-    assert!(
-        waited < fast_settings().first_move_limit / 2,
-        "aborted at the join limit, not the first-move limit: {waited:?}"
-    );
     assert_eq!(stored_record(&server, &game_id).await["status"], "aborted");
 
     // Both players open the next one: it is not aborted at the join limit.
@@ -159,6 +158,9 @@ async fn a_paired_game_a_player_never_opens_is_aborted_at_the_join_limit() {
         let socket = player.client.connect_game(&game_id, None).await;
         sockets.push(socket.unwrap_or_else(|e| panic!("{e}")));
     }
+    // A fixed wait: that the game is not aborted shows only once the join limit (counted
+    // from the pairing, before the sockets opened) has passed, and nothing the server sends
+    // marks that moment (see `wait_until` on paused time).
     tokio::time::sleep(join_limit + Duration::from_secs(1)).await;
     assert_eq!(stored_record(&server, &game_id).await["status"], "active");
     server.stop().await;

@@ -16,6 +16,7 @@ mod browser_profile;
 mod browser_seek_form;
 mod browser_site;
 mod browser_variants;
+mod built_in_client;
 mod cli;
 mod computer;
 mod crash;

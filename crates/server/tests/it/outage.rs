@@ -4,7 +4,7 @@
 //! through real sockets, stops and starts the instance mid-game, and checks what the players
 //! were told against what the database holds.
 
-use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use crate::server::{choose, fast_settings, wait_until, Player, TestServer, Watcher, WAIT};
 use oddboard_client::Client;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -294,8 +294,13 @@ async fn a_postgresql_restart_mid_game_loses_nothing_and_charges_no_time() {
         "{}",
         refused.body
     );
-    // Longer than White's whole time.
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    // Longer than White's whole time: had the outage been charged, White's flag would have
+    // fallen by then (White's clock has run since the last action event, which came before the
+    // stop). A fixed wait, as nothing can show that something does not happen but waiting
+    // out the time it would take; its length is read from the game's own clock.
+    let white_time = Duration::from_millis(last_clock(&white)["white_ms"].as_u64().unwrap_or(0));
+    assert!(white_time > Duration::ZERO, "{}", last_clock(&white));
+    tokio::time::sleep(white_time + Duration::from_secs(1)).await;
     assert_eq!(health(&server.addr).await, 503);
 
     postgres.start_again();
@@ -338,13 +343,22 @@ enum Answer {
     StoreUnavailable,
 }
 
+/// What the players of all games have seen so far, for the test to wait on.
+#[derive(Default)]
+struct Tally {
+    /// Actions acknowledged.
+    acknowledged: AtomicU64,
+    /// Games that have had an action refused with `store_unavailable`.
+    games_refused: AtomicU64,
+}
+
 /// Plays one game to `until_ply` (or its end) as both players would through an outage:
 /// an action refused with `store_unavailable` is sent again a little later, until the game
 /// takes it.
 async fn play_through_outages(
     mut game: PlayedGame,
     until_ply: u64,
-    acknowledged_actions: Arc<AtomicU64>,
+    tally: Arc<Tally>,
 ) -> PlayedGame {
     let PlayedGame {
         white,
@@ -365,11 +379,15 @@ async fn play_through_outages(
             mover.act(&action).await;
             match answer(mover, ply).await {
                 Answer::Acknowledged => {
-                    acknowledged_actions.fetch_add(1, Ordering::Relaxed);
+                    tally.acknowledged.fetch_add(1, Ordering::Relaxed);
                     break;
                 }
                 Answer::StoreUnavailable => {
                     *refusals += 1;
+                    if *refusals == 1 {
+                        tally.games_refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                    // A player's pause before trying again, not a wait for a condition.
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }
@@ -472,21 +490,22 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
     let games = games_four_plies_in(&server, GAMES).await;
 
     // Stopped while the games are being played (some 30 plies into the 400 or so left
-    // to play), and started again a little later.
-    let acknowledged_actions = Arc::new(AtomicU64::new(0));
+    // to play), and started again once every game has had an action refused: the outage
+    // reached all of them, however long that took.
+    let tally = Arc::new(Tally::default());
     let mut players = tokio::task::JoinSet::new();
     for game in games {
-        players.spawn(play_through_outages(
-            game,
-            UNTIL_PLY,
-            Arc::clone(&acknowledged_actions),
-        ));
+        players.spawn(play_through_outages(game, UNTIL_PLY, Arc::clone(&tally)));
     }
-    while acknowledged_actions.load(Ordering::Relaxed) < 30 {
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
+    wait_until("30 actions acknowledged", WAIT, async || {
+        tally.acknowledged.load(Ordering::Relaxed) >= 30
+    })
+    .await;
     postgres.stop();
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_until("an action of every game refused", WAIT, async || {
+        tally.games_refused.load(Ordering::Relaxed) >= GAMES as u64
+    })
+    .await;
     postgres.start_again();
 
     let mut played = Vec::new();

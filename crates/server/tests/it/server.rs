@@ -4,7 +4,7 @@
 use oddboard::app::App;
 use oddboard::config::Config;
 use oddboard::game::lobby::LobbySettings;
-use oddboard::game::GameSettings;
+use oddboard::game::{GameSettings, Games};
 use oddboard_client::{expect_ok, Client, GameSocket, HttpResponse};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -12,6 +12,32 @@ use tokio::sync::oneshot;
 
 /// How long a test waits for any single message.
 pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How often [`wait_until`] asks again.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Waits until `condition` holds, asking again every 50 ms, for at most `within`: a test
+/// waits for what it checks instead of a fixed time, so a fast machine does not wait long
+/// and a slow one is not failed. A long `within` costs time only when the test fails.
+///
+/// These tests run on the wall clock: tokio's paused time (`start_paused`) cannot drive a
+/// server that talks to a real PostgreSQL, as it jumps to the next timer whenever every task
+/// waits, which they do on each answer from the database, so every timeout would fire at
+/// once. The few fixed waits left show that something does not happen within a period the
+/// server marks no moment for, and say so where they are.
+///
+/// # Panics
+/// `condition` still does not hold after `within`; the message names `what`.
+pub async fn wait_until(what: &str, within: Duration, mut condition: impl AsyncFnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + within;
+    while !condition().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited {within:?} in vain for {what}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
 
 /// The PostgreSQL server the tests use (the database name in it is replaced per test).
 pub fn base_database_url() -> String {
@@ -49,6 +75,10 @@ pub fn fast_settings() -> GameSettings {
 pub struct TestServer {
     pub addr: String,
     database_name: String,
+    /// The server's games, to see which are in memory (hibernation is seen nowhere else).
+    /// Let go at shutdown: the registry holds every actor's address, and an actor stops only
+    /// once nobody does.
+    games: Option<Games>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -112,6 +142,7 @@ impl TestServer {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_default();
+        let games = app.state.games.clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let _ = app
@@ -123,6 +154,7 @@ impl TestServer {
         TestServer {
             addr,
             database_name: database_name.to_string(),
+            games: Some(games),
             stop: Some(stop),
             task: Some(task),
         }
@@ -131,6 +163,11 @@ impl TestServer {
     /// The URL of the server's database, for tools run beside it (`oddboard admin`).
     pub fn database_url(&self) -> String {
         database_url_named(&self.database_name)
+    }
+
+    /// How many games have their actor in memory (a hibernated game has none).
+    pub fn live_games(&self) -> usize {
+        self.games.as_ref().map_or(0, Games::live_count)
     }
 
     pub fn client(&self) -> Client {
@@ -200,6 +237,7 @@ impl TestServer {
     }
 
     async fn shut_down(&mut self) {
+        self.games = None;
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }

@@ -3,7 +3,7 @@
 //! open challenges and their limits, hibernation; and the steps the game tests share (the
 //! endings are in `ws_game_ends`).
 
-use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use crate::server::{choose, fast_settings, wait_until, Player, TestServer, Watcher, WAIT};
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
 use oddboard_client::Client;
@@ -70,6 +70,21 @@ pub(crate) async fn stored_record_once(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The game as the server holds it now: the `game` of the snapshot a socket opened by
+/// `client` gets first (the socket is closed again).
+pub(crate) async fn live_view(client: &Client, game_id: &str) -> Value {
+    let mut socket = client
+        .connect_game(game_id, None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let snapshot = socket
+        .wait_for(WAIT, |m| m["t"] == "snapshot")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    socket.close().await;
+    snapshot["game"].clone()
 }
 
 /// Creates a game (creator White), has the other player accept, and returns the id.
@@ -553,8 +568,14 @@ fn hibernating_settings() -> GameSettings {
     }
 }
 
-/// Long enough for a game left alone under [`hibernating_settings`] to have hibernated.
-const HIBERNATED: Duration = Duration::from_millis(1_500);
+/// Waits until every game on the server has hibernated (left memory): with nobody watching
+/// and nothing due, within a fifth of a second under [`hibernating_settings`].
+async fn all_hibernated(server: &TestServer) {
+    wait_until("every game to hibernate", WAIT, async || {
+        server.live_games() == 0
+    })
+    .await;
+}
 
 /// How many times the game's actor was brought back from the store.
 async fn lives_after_the_first(server: &TestServer, game_id: &str) -> i64 {
@@ -570,7 +591,7 @@ async fn an_idle_game_hibernates_and_comes_back_as_it_was() {
     let moves = black.moves.clone();
     white.socket.close().await;
     black.socket.close().await;
-    tokio::time::sleep(HIBERNATED).await;
+    all_hibernated(&server).await;
     assert_eq!(lives_after_the_first(&server, &game_id).await, 0);
 
     // Black comes back with the version it saw before the game left memory: the new actor's
@@ -606,7 +627,7 @@ async fn requests_at_once_for_a_hibernated_game_bring_back_one_actor() {
     let (game_id, white, black) = untimed_game_after_first_moves(&mut alice, &mut bob).await;
     white.socket.close().await;
     black.socket.close().await;
-    tokio::time::sleep(HIBERNATED).await;
+    all_hibernated(&server).await;
 
     let connections = (0..8).map(|_| {
         let client = server.client();
@@ -636,7 +657,7 @@ async fn a_hibernated_open_challenge_can_be_taken_or_expires() {
     let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
     let taken = alice.create_game("suicide", Value::Null, "white").await;
     let forgotten = alice.create_game("chad", Value::Null, "white").await;
-    tokio::time::sleep(HIBERNATED).await;
+    all_hibernated(&server).await;
 
     bob.accept(&taken).await;
     let record = stored_record(&server, &taken).await;

@@ -2,24 +2,35 @@
 //! resignation, agreement, abort, flag, abandonment and claims, the first-move limit, a game
 //! left lying, ends and forced actions the database refuses, and what lingers after the end.
 
-use crate::server::{choose, fast_settings, Player, TestServer, Watcher, WAIT};
+use crate::server::{choose, fast_settings, wait_until, Player, TestServer, Watcher, WAIT};
 use crate::ws_game::{
-    abort_expecting_aborted, aborted, play_until, server_and_two_guests, start_game, stored_record,
-    stored_record_once, untimed_game_after_first_moves,
+    abort_expecting_aborted, aborted, live_view, play_until, server_and_two_guests, start_game,
+    stored_record, stored_record_once, untimed_game_after_first_moves,
 };
 use oddboard::game::GameSettings;
 use oddboard::rules::Variant;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// `leaver` closes its socket; waits until `stayer` hears of it and the tests' claim delay
-/// (300 ms in `fast_settings`) has passed.
-async fn leave_past_the_claim_delay(leaver: Watcher, stayer: &mut Watcher) {
+/// `leaver` closes its socket; waits until `stayer` hears of it and the server lets a claim
+/// against the leaver be made (a page opened now is told it may claim at once: the tests'
+/// claim delay, 300 ms in `fast_settings`, has passed). `staying` is the stayer's player,
+/// who opens that page.
+async fn leave_past_the_claim_delay(
+    leaver: Watcher,
+    stayer: &mut Watcher,
+    staying: &Player,
+    game_id: &str,
+) {
+    let color = leaver.you.clone().unwrap_or_default();
     leaver.socket.close().await;
     stayer
         .read_until(|w| w.events.iter().any(|e| e["kind"] == "player_gone"))
         .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    wait_until("the claim delay to pass", WAIT, async || {
+        live_view(&staying.client, game_id).await["claim_after_ms"][&color] == 0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -116,7 +127,7 @@ async fn a_claim_before_both_have_moved_is_an_abort(alice: &mut Player, bob: &mu
     let game_id = start_game(alice, bob, "suicide", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let black = bob.watch(&game_id).await;
-    leave_past_the_claim_delay(black, &mut white).await;
+    leave_past_the_claim_delay(black, &mut white, alice, &game_id).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("abort_instead").await;
     abort_expecting_aborted(&mut white).await;
@@ -128,21 +139,12 @@ async fn ends_by_abandonment(alice: &mut Player, bob: &mut Player) -> (String, W
     let (game_id, mut white, black) = untimed_game_after_first_moves(alice, bob).await;
     white.send(json!({ "t": "claim_victory" })).await;
     white.expect_error("opponent_present").await;
-    let snapshot_game = |mut socket: oddboard_client::GameSocket| async move {
-        let snapshot = socket
-            .wait_for(WAIT, |m| m["t"] == "snapshot")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        socket.close().await;
-        snapshot["game"].clone()
-    };
-    let connect = || alice.client.connect_game(&game_id, None);
-    let before = snapshot_game(connect().await.unwrap_or_else(|e| panic!("{e}"))).await;
+    let before = live_view(&alice.client, &game_id).await;
     assert_eq!(before["absent"], json!([]), "{before}");
     assert_eq!(before["claim_after_ms"], json!({}), "{before}");
-    leave_past_the_claim_delay(black, &mut white).await;
+    leave_past_the_claim_delay(black, &mut white, alice, &game_id).await;
     // A page opened now learns who is gone, and that the claim is allowed already.
-    let after = snapshot_game(connect().await.unwrap_or_else(|e| panic!("{e}"))).await;
+    let after = live_view(&alice.client, &game_id).await;
     assert_eq!(after["absent"], json!(["black"]), "{after}");
     assert_eq!(after["claim_after_ms"], json!({ "black": 0 }), "{after}");
     white.send(json!({ "t": "claim_victory" })).await;
@@ -306,7 +308,9 @@ async fn a_finished_game_nobody_watches_is_let_go() {
     white.read_until(|w| w.outcome.is_some()).await;
     black.socket.close().await;
 
-    // Someone still watches: the game stays up for a rematch past the unwatched delay.
+    // Someone still watches: the game stays up for a rematch past the unwatched delay. A
+    // fixed wait (three delays): only waiting out the delay shows that something does not
+    // happen, as the server marks no moment for it (see `wait_until` on paused time).
     tokio::time::sleep(Duration::from_millis(900)).await;
     white.send(json!({ "t": "rematch_offer" })).await;
     white
@@ -338,17 +342,23 @@ async fn a_finished_game_nobody_watches_is_let_go() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_untimed_game_left_lying_is_lost_by_the_player_to_move() {
+    let limit = Duration::from_millis(1_500);
     let settings = GameSettings {
-        idle_limit: Duration::from_millis(1_500),
+        idle_limit: limit,
         ..fast_settings()
     };
     let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
     let (_game_id, mut white, mut black) =
         untimed_game_after_first_moves(&mut alice, &mut bob).await;
-    // Each action gives the next player the whole limit again: two pauses of a second
-    // each, longer together than the limit, end nothing.
-    for ply in [3, 4] {
-        tokio::time::sleep(Duration::from_millis(1_000)).await;
+    // Each action gives the next player the whole limit again: the players pause a third and
+    // then two thirds of the limit, together as long as the limit, and nothing ends. These
+    // pauses are the players' thinking, what the test is about, not waits for something.
+    // Each is counted from the moment the test last acted (or, first, heard of the ply-2
+    // action), which comes no later than the server took it: so the next action is due
+    // within the limit however slow the machine, unless a message takes a whole second.
+    let mut acted = tokio::time::Instant::now();
+    for (ply, thinking) in [(3, limit / 3), (4, limit * 2 / 3)] {
+        tokio::time::sleep_until(acted + thinking).await;
         let mover = if white.is_my_turn() {
             &mut white
         } else {
@@ -356,13 +366,21 @@ async fn an_untimed_game_left_lying_is_lost_by_the_player_to_move() {
         };
         assert_eq!(mover.outcome, None);
         let action = choose(&mover.legal, mover.ply);
+        acted = tokio::time::Instant::now();
         mover.act(&action).await;
         white.read_until(|w| w.ply == ply).await;
         black.read_until(|w| w.ply == ply).await;
     }
-    // Then White, to move, lets the game lie: Black wins it.
+    // Then White, to move, lets the game lie: Black wins it, no sooner than the whole limit
+    // after the last action (had an action not restarted the limit, the game would have
+    // ended a limit after ply 2, before the last action or less than a limit after it).
     assert!(white.is_my_turn());
     white.read_until(|w| w.outcome.is_some()).await;
+    assert!(
+        acted.elapsed() >= limit,
+        "the game ended {:?} after the last action",
+        acted.elapsed()
+    );
     black.read_until(|w| w.outcome.is_some()).await;
     let abandoned_by_white = Some(json!({ "winner": "black", "reason": "abandoned" }));
     assert_eq!(white.outcome, abandoned_by_white);
@@ -470,11 +488,14 @@ async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_ti
     // comes with the clock running.
     let clock = json!({ "minutes": 0, "increment": 1 });
     let (server, game_id, mut white, mut black) = chazz_game_where_white_must_pass(clock).await;
-    // The database refuses the pass and any end of the game until told otherwise.
+    // The database refuses the pass and any end of the game until told otherwise, counting
+    // each end it refuses in a sequence (which a rollback does not undo).
     server
         .execute(
-            "create function refuse() returns trigger language plpgsql as $$ \
-             begin raise exception 'the test refuses this'; end $$; \
+            "create sequence refused_ends; \
+             create function refuse() returns trigger language plpgsql as $$ \
+             begin if tg_name = 'refuse_end' then perform nextval('refused_ends'); end if; \
+             raise exception 'the test refuses this'; end $$; \
              create trigger refuse_pass before insert on game_action for each row \
              when (new.ply = 3) execute function refuse(); \
              create trigger refuse_end before update of status on game for each row \
@@ -485,8 +506,13 @@ async fn a_forced_pass_that_could_be_stored_only_after_the_flag_fell_loses_on_ti
     black.read_until(|w| w.ply == 1).await;
     black.act("a5a4").await;
     white.read_until(|w| w.ply == 2).await;
-    // White's three seconds run out while neither the pass nor the flag can be stored.
-    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    // White's three seconds run out while neither the pass nor the flag can be stored: the
+    // server has tried to store the end (the flag fell) once the sequence has moved.
+    let refused_ends = "select case when is_called then last_value else 0 end from refused_ends";
+    wait_until("the flag to fall", WAIT, async || {
+        server.fetch_number(refused_ends).await > 0
+    })
+    .await;
     server
         .execute("drop trigger refuse_pass on game_action; drop trigger refuse_end on game;")
         .await;
