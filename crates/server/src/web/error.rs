@@ -88,17 +88,7 @@ impl ApiError {
                 "rate_limited",
                 limited.message(),
             ),
-            ApiError::Game(e) => {
-                let status = match e {
-                    GameError::NotFound => StatusCode::NOT_FOUND,
-                    GameError::Unavailable
-                    | GameError::Refused(Refusal::ComputerBusy)
-                    | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
-                    GameError::Refused(Refusal::NotAPlayer) => StatusCode::FORBIDDEN,
-                    _ => StatusCode::CONFLICT,
-                };
-                (status, e.code(), e.to_string())
-            }
+            ApiError::Game(e) => (game_status(e), e.code(), e.to_string()),
             ApiError::Store(StoreError::UsernameTaken) => (
                 StatusCode::CONFLICT,
                 "username_taken",
@@ -118,6 +108,19 @@ impl ApiError {
                 "something went wrong on our side".into(),
             ),
         }
+    }
+}
+
+/// The status of a refusal of the game layer, wherever the API answers one (a lobby command
+/// that could not start its game too).
+pub(super) fn game_status(error: &GameError) -> StatusCode {
+    match error {
+        GameError::NotFound => StatusCode::NOT_FOUND,
+        GameError::Unavailable
+        | GameError::Refused(Refusal::ComputerBusy)
+        | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+        GameError::Refused(Refusal::NotAPlayer) => StatusCode::FORBIDDEN,
+        _ => StatusCode::CONFLICT,
     }
 }
 

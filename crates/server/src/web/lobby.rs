@@ -27,7 +27,6 @@ use crate::game::lobby::command::{parse_line, request_of, Request};
 use crate::game::lobby::{
     FingerView, LobbyCmd, LobbyError, LobbyRefusal, LobbyReply, LobbyStats, LobbyUser, SeekView,
 };
-use crate::game::{GameError, Refusal};
 use crate::rules::Variant;
 use crate::store::{GameSummary, RatingHistoryEntry, User};
 use crate::wire::lobby::{
@@ -42,8 +41,10 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::mpsc;
+use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, ToSchema};
 
 /// The quick-pairing grid's clocks (minutes, increment seconds), `0 0` being no clock as in
@@ -90,6 +91,60 @@ fn lobby_user(user: &User) -> LobbyUser {
     }
 }
 
+/// The lobby's own refusals of a command, by the HTTP status that says what kind each is:
+/// the one table the HTTP answers are made from ([`command_error`]) and the API document
+/// lists ([`CommandRefusals`]); `docs/protocol.md`'s table is checked against it. The codes
+/// are `LobbyError::code`'s. A game the command could not start is refused as the game layer
+/// refuses anywhere (`ApiError::Game`), and 401, 422, 429 and 503 come from elsewhere.
+const REFUSALS: [(StatusCode, &[&str]); 4] = [
+    (
+        StatusCode::BAD_REQUEST,
+        &[
+            "bad_command",
+            "invalid_value",
+            "bad_formula",
+            "own_seek",
+            "self_challenge",
+        ],
+    ),
+    (
+        StatusCode::FORBIDDEN,
+        &[
+            "guests_play_unrated",
+            "rating_out_of_range",
+            "formula_rejected",
+            "noplay",
+        ],
+    ),
+    (
+        StatusCode::NOT_FOUND,
+        &[
+            "unknown_user",
+            "no_such_seek",
+            "no_challenge",
+            "no_previous_game",
+        ],
+    ),
+    (
+        StatusCode::CONFLICT,
+        &[
+            "too_many_seeks",
+            "duplicate_seek",
+            "user_not_online",
+            "not_in_lobby",
+            "ambiguous",
+        ],
+    ),
+];
+
+/// The status of one of the lobby's own refusals ([`REFUSALS`]).
+fn refusal_status(code: &str) -> Option<StatusCode> {
+    REFUSALS
+        .iter()
+        .find(|(_, codes)| codes.contains(&code))
+        .map(|&(status, _)| status)
+}
+
 /// A refused command as the HTTP error: its code and FICS text, with the status that says
 /// what kind of refusal it is.
 fn command_error(e: LobbyError) -> ApiError {
@@ -99,37 +154,41 @@ fn command_error(e: LobbyError) -> ApiError {
         other => other,
     };
     let status = match &e {
-        LobbyError::Refused(refusal) => match refusal {
-            LobbyRefusal::BadCommand(_)
-            | LobbyRefusal::InvalidValue(_)
-            | LobbyRefusal::BadFormula(_)
-            | LobbyRefusal::OwnSeek
-            | LobbyRefusal::SelfChallenge => StatusCode::BAD_REQUEST,
-            LobbyRefusal::UnknownUser(_)
-            | LobbyRefusal::NoSuchSeek
-            | LobbyRefusal::NoChallenge
-            | LobbyRefusal::NoPreviousGame => StatusCode::NOT_FOUND,
-            LobbyRefusal::GuestRated
-            | LobbyRefusal::RatingOutOfRange { .. }
-            | LobbyRefusal::FormulaRejected { .. }
-            | LobbyRefusal::Noplay { .. } => StatusCode::FORBIDDEN,
-            LobbyRefusal::NotOnline(_)
-            | LobbyRefusal::NotInLobby
-            | LobbyRefusal::TooManySeeks
-            | LobbyRefusal::DuplicateSeek
-            | LobbyRefusal::Ambiguous => StatusCode::CONFLICT,
-        },
-        LobbyError::Game(GameError::NotFound) => StatusCode::NOT_FOUND,
-        LobbyError::Game(GameError::Refused(Refusal::NotAPlayer)) => StatusCode::FORBIDDEN,
-        LobbyError::Game(GameError::Unavailable | GameError::Store(_))
-        | LobbyError::Store(_)
-        | LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        LobbyError::Game(_) => StatusCode::CONFLICT,
+        LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        LobbyError::Game(game) => super::error::game_status(game),
+        // Every other code is in the table (a test says so); one missing would be our fault.
+        own => refusal_status(own.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
     };
     ApiError::Refused {
         status,
         code: e.code(),
         message: e.to_string(),
+    }
+}
+
+/// The refusals of a lobby command in the API document, one response per status of
+/// [`REFUSALS`].
+struct CommandRefusals;
+
+impl utoipa::IntoResponses for CommandRefusals {
+    fn responses() -> BTreeMap<String, RefOr<utoipa::openapi::Response>> {
+        REFUSALS
+            .iter()
+            .map(|(status, codes)| {
+                let listed: Vec<String> = codes.iter().map(|code| format!("`{code}`")).collect();
+                let also = match *status {
+                    StatusCode::BAD_REQUEST => " (`bad_command`'s message is the usage)",
+                    StatusCode::CONFLICT => {
+                        ", and the game layer's refusals of a new game \
+                         (`too_many_games_in_progress`)"
+                    }
+                    _ => "",
+                };
+                let description = format!("{}{also}.", listed.join(", "));
+                let response = super::openapi::error_response(&description).build();
+                (status.as_str().to_owned(), RefOr::T(response))
+            })
+            .collect()
     }
 }
 
@@ -183,11 +242,8 @@ async fn carry_out(
     request_body = CommandLine,
     responses(
         (status = 200, description = "The command's answer.", body = CommandAnswer),
-        (status = 400, description = "`bad_command` (with its usage), `invalid_value`, `bad_formula`, `own_seek`, `self_challenge`.", body = ErrorBody),
+        CommandRefusals,
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
-        (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
-        (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
-        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `not_in_lobby`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`line_too_long`, `bad_body`.", body = ErrorBody),
     )
 )]
@@ -218,11 +274,8 @@ async fn command(
     ),
     responses(
         (status = 200, description = "The command's answer.", body = CommandAnswer),
-        (status = 400, description = "`bad_command` (with its usage), `invalid_value`, `bad_formula`, `own_seek`, `self_challenge`.", body = ErrorBody),
+        CommandRefusals,
         (status = 401, description = "`not_logged_in`.", body = ErrorBody),
-        (status = 403, description = "`guests_play_unrated`, `rating_out_of_range`, `formula_rejected`, `noplay`.", body = ErrorBody),
-        (status = 404, description = "`unknown_user`, `no_such_seek`, `no_challenge`, `no_previous_game`.", body = ErrorBody),
-        (status = 409, description = "`too_many_seeks`, `duplicate_seek`, `user_not_online`, `not_in_lobby`, `ambiguous`, `too_many_games_in_progress`.", body = ErrorBody),
         (status = 422, description = "`bad_message`, `unknown_message`, `bad_body`.", body = ErrorBody),
     )
 )]
@@ -519,6 +572,148 @@ pub fn router() -> Router<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::GameError;
+
+    /// One refusal of each of the lobby's own kinds; the match fails to compile when a kind
+    /// is added, so that it is added here and to [`REFUSALS`] too.
+    fn own_refusals() -> Vec<LobbyRefusal> {
+        let name = || "bob".to_string();
+        let all = vec![
+            LobbyRefusal::BadCommand("usage".into()),
+            LobbyRefusal::UnknownUser(name()),
+            LobbyRefusal::NotOnline(name()),
+            LobbyRefusal::NotInLobby,
+            LobbyRefusal::GuestRated,
+            LobbyRefusal::TooManySeeks,
+            LobbyRefusal::DuplicateSeek,
+            LobbyRefusal::InvalidValue("too long".into()),
+            LobbyRefusal::NoSuchSeek,
+            LobbyRefusal::OwnSeek,
+            LobbyRefusal::SelfChallenge,
+            LobbyRefusal::RatingOutOfRange { user: name() },
+            LobbyRefusal::FormulaRejected { user: name() },
+            LobbyRefusal::Noplay {
+                user: name(),
+                yours: true,
+            },
+            LobbyRefusal::NoChallenge,
+            LobbyRefusal::Ambiguous,
+            LobbyRefusal::NoPreviousGame,
+            LobbyRefusal::BadFormula(crate::game::formula::FormulaError {
+                position: 0,
+                message: "no".into(),
+            }),
+        ];
+        for e in &all {
+            match e {
+                LobbyRefusal::BadCommand(_)
+                | LobbyRefusal::UnknownUser(_)
+                | LobbyRefusal::NotOnline(_)
+                | LobbyRefusal::NotInLobby
+                | LobbyRefusal::GuestRated
+                | LobbyRefusal::TooManySeeks
+                | LobbyRefusal::DuplicateSeek
+                | LobbyRefusal::InvalidValue(_)
+                | LobbyRefusal::NoSuchSeek
+                | LobbyRefusal::OwnSeek
+                | LobbyRefusal::SelfChallenge
+                | LobbyRefusal::RatingOutOfRange { .. }
+                | LobbyRefusal::FormulaRejected { .. }
+                | LobbyRefusal::Noplay { .. }
+                | LobbyRefusal::NoChallenge
+                | LobbyRefusal::Ambiguous
+                | LobbyRefusal::NoPreviousGame
+                | LobbyRefusal::BadFormula(_) => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_refusal_of_the_lobby_has_its_status_in_the_table_once() {
+        let codes: Vec<&str> = own_refusals().iter().map(LobbyRefusal::code).collect();
+        let mut listed: Vec<&str> = REFUSALS
+            .iter()
+            .flat_map(|(_, c)| c.iter().copied())
+            .collect();
+        let mut expected = codes.clone();
+        listed.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(listed, expected);
+        for e in own_refusals() {
+            let code = e.code();
+            let answer = command_error(e.into());
+            let ApiError::Refused { status, .. } = answer else {
+                panic!("{code}: {answer:?}");
+            };
+            assert_eq!(Some(status), refusal_status(code), "{code}");
+        }
+        // A game the command could not start: as the game layer is refused anywhere.
+        let game = command_error(LobbyError::Game(GameError::Refused(
+            crate::game::Refusal::NotAPlayer,
+        )));
+        assert!(matches!(
+            game,
+            ApiError::Refused {
+                status: StatusCode::FORBIDDEN,
+                ..
+            }
+        ));
+    }
+
+    /// `docs/protocol.md`'s table of a refused command's status ("Answers") lists each code of
+    /// [`REFUSALS`] in its status's row, and in no other.
+    #[test]
+    fn the_protocol_documents_the_table() {
+        let doc = include_str!("../../../../docs/protocol.md");
+        let answers = doc.split("\n### Answers\n").nth(1).unwrap_or_default();
+        let section = answers.split("\n### ").next().unwrap_or_default();
+        let rows: Vec<(&str, &str)> = section
+            .lines()
+            .filter_map(|line| {
+                let rest = line.strip_prefix("| ")?;
+                let (status, codes) = rest.split_once(" | ")?;
+                status.parse::<u16>().ok().map(|_| (status, codes))
+            })
+            .collect();
+        for (status, codes) in REFUSALS {
+            for code in codes {
+                let quoted = format!("`{code}`");
+                let rows_with: Vec<&str> = rows
+                    .iter()
+                    .filter(|(_, listed)| listed.contains(&quoted))
+                    .map(|&(status, _)| status)
+                    .collect();
+                assert_eq!(rows_with, [status.as_str()], "{code}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_api_document_lists_the_table_for_both_command_routes() {
+        use utoipa::OpenApi;
+        let document = super::super::openapi::ApiDoc::openapi();
+        for path in ["/api/command", "/api/lobby"] {
+            let operation = document
+                .paths
+                .paths
+                .get(path)
+                .and_then(|item| item.post.as_ref())
+                .unwrap_or_else(|| panic!("{path}"));
+            for (status, codes) in REFUSALS {
+                let Some(RefOr::T(response)) = operation.responses.responses.get(status.as_str())
+                else {
+                    panic!("{path} {status}");
+                };
+                for code in codes {
+                    assert!(
+                        response.description.contains(&format!("`{code}`")),
+                        "{path} {code}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_quick_grid_has_every_playable_variant_at_every_clock() {

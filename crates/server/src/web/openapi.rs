@@ -105,7 +105,7 @@ fn has_body(_: &HttpMethod, operation: &Operation) -> bool {
 }
 
 /// An error response with these codes.
-fn error_response(description: &str) -> ResponseBuilder {
+pub(super) fn error_response(description: &str) -> ResponseBuilder {
     ResponseBuilder::new().description(description).content(
         "application/json",
         ContentBuilder::new()
