@@ -1,5 +1,5 @@
-# Multi-stage build: compile the release binary (the page templates are built into it), then
-# ship it with the static files in a small Debian image. No database is needed at build time
+# Multi-stage build: compile the release binary (the page templates and the browser client's
+# static files are built into it), then ship it alone in a small Debian image. No database is needed at build time
 # (queries are checked by the tests against a real PostgreSQL, not by macros).
 FROM rust:1-bookworm AS build
 WORKDIR /src
@@ -13,9 +13,8 @@ RUN apt-get update \
     && useradd --system --home /app oddboard
 WORKDIR /app
 COPY --from=build /src/target/release/oddboard /usr/local/bin/oddboard
-COPY crates/server/static ./static
 USER oddboard
 # Every setting, and `oddboard admin` in the container: docs/operations.md.
-ENV BIND_ADDR=0.0.0.0:8080 STATIC_DIR=/app/static RUST_LOG=info
+ENV BIND_ADDR=0.0.0.0:8080 RUST_LOG=info
 EXPOSE 8080
 CMD ["oddboard", "serve"]

@@ -64,6 +64,10 @@ if ! (cd tests/browser && npm ls --depth=0 >/dev/null 2>&1); then
   (cd tests/browser && npm ci --no-audit --no-fund)
 fi
 
+# The browser client's scripts: types (tsc --checkJs) and the unit tests of their pure parts
+# (node --test, tests/js/).
+scripts/check-js.sh
+
 cargo test --workspace --all-targets
 
 # The HTTP API against its OpenAPI document (schemathesis, against the real server).
