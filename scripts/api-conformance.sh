@@ -41,7 +41,7 @@ trap cleanup EXIT
 
 # The server creates its database and runs the migrations.
 RATE_LIMIT_EXEMPT=127.0.0.0/8 BIND_ADDR="127.0.0.1:$port" DATABASE_URL="${base_url%/*}/$database" \
-  RUST_LOG=warn STATIC_DIR=crates/server/static "$server_bin" serve >"$work/server.log" 2>&1 &
+  RUST_LOG=warn "$server_bin" serve >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 60); do
   curl -fsS "$origin/healthz" >/dev/null 2>&1 && break

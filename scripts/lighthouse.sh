@@ -39,7 +39,7 @@ fi
 [ -x tests/browser/node_modules/.bin/lighthouse ] || (cd tests/browser && npm ci --no-audit --no-fund)
 
 psql -h 127.0.0.1 -U postgres -qc "drop database if exists $db" >/dev/null
-STATIC_DIR=crates/server/static DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" RUST_LOG=warn \
+DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" RUST_LOG=warn \
   "$bin" serve --bind "127.0.0.1:$port" &
 server=$!
 jars=$(mktemp -d)
