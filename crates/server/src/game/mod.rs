@@ -45,6 +45,8 @@ struct GamesInner {
     /// ratings, so the queue stays short.
     notices: Mutex<Option<mpsc::UnboundedSender<GameNotice>>>,
     writer: GameWriter,
+    /// What every game actor stores through: PostgreSQL, by the writer.
+    game_store: Arc<dyn actor::GameStore>,
     metrics: Arc<Metrics>,
     settings: Arc<GameSettings>,
     /// Where every engine search runs: the computer's moves and analyses.
@@ -83,6 +85,10 @@ impl Games {
         let engine_pool = EnginePool::new(settings.engine_threads, settings.engine_queue);
         Games {
             inner: Arc::new(GamesInner {
+                game_store: Arc::new(actor::PostgresGameStore {
+                    store: store.clone(),
+                    writer: writer.clone(),
+                }),
                 store,
                 writer,
                 metrics,
@@ -120,8 +126,7 @@ impl Games {
     /// this registry through a few callbacks only.
     fn context(&self) -> actor::GameContext {
         actor::GameContext::new(
-            self.inner.writer.clone(),
-            self.inner.store.clone(),
+            self.inner.game_store.clone(),
             self.inner.settings.clone(),
             self.inner.metrics.clone(),
             self.clone(),

@@ -316,15 +316,19 @@ impl Store {
     pub fn observe<T>(&self, result: &Result<T, StoreError>) {
         match result {
             Ok(_) => self.health.mark_back(),
-            Err(err) if err.is_unavailable() => {
-                if self.health.mark_away() {
-                    tracing::error!(cause = %err, "PostgreSQL is unavailable; clocks are paused");
-                }
-                if self.health.start_probing() {
-                    tokio::spawn(probe_until_back(self.clone()));
-                }
+            Err(err) => self.observe_failure(err),
+        }
+    }
+
+    /// Tells the store that a query failed with `err` (see [`Store::observe`]).
+    pub fn observe_failure(&self, err: &StoreError) {
+        if err.is_unavailable() {
+            if self.health.mark_away() {
+                tracing::error!(cause = %err, "PostgreSQL is unavailable; clocks are paused");
             }
-            Err(_) => {}
+            if self.health.start_probing() {
+                tokio::spawn(probe_until_back(self.clone()));
+            }
         }
     }
 

@@ -18,8 +18,10 @@ mod computer;
 mod context;
 mod spawn;
 mod takeback;
+#[cfg(test)]
+mod tests;
 
-pub use context::GameContext;
+pub use context::{GameContext, GameStore, PostgresGameStore};
 pub(super) use spawn::{spawn_new, spawn_restored};
 
 use super::state::{Effects, GameState};
@@ -66,7 +68,7 @@ struct GameActor {
 impl GameActor {
     fn new(ctx: GameContext, state: GameState) -> GameActor {
         let (sender, _) = broadcast::channel(BROADCAST_BUFFER);
-        let epoch = ctx.store.health().running_ms();
+        let epoch = ctx.store.running_ms();
         GameActor {
             ctx,
             state,
@@ -91,11 +93,7 @@ impl GameActor {
     }
 
     fn now_ms(&self) -> u64 {
-        self.ctx
-            .store
-            .health()
-            .running_ms()
-            .saturating_sub(self.epoch)
+        self.ctx.store.running_ms().saturating_sub(self.epoch)
     }
 
     /// When the actor's time reaches `ms`, if PostgreSQL stays available meanwhile. If it
