@@ -36,8 +36,6 @@ pub mod engine_pool;
 pub mod game;
 pub mod histogram;
 pub mod metrics;
-pub use play::rating;
 pub mod store;
 pub mod telemetry;
 pub mod web;
-pub use play::wire;

@@ -9,9 +9,9 @@
 //! its searches also stop at a wall-clock time, an engine thread starved of CPU by human
 //! games simply searches less deep.
 
-use super::state::ComputerTurn;
 use super::Seat;
 use crate::engine_pool::{EnginePool, PoolError, Priority};
+use crate::play::state::ComputerTurn;
 use oddboard_engine::{Cancel, Level, Limits};
 use std::collections::HashMap;
 use std::time::Duration;

@@ -45,7 +45,7 @@ pub enum GameCmd {
     /// A connection of this viewer opened (true) or closed (false).
     Presence { viewer: Option<Uuid>, open: bool },
     /// The lobby paired the players: abort the game if one of them has not opened it
-    /// within this long ([`crate::game::state::GameState::expect_players`]).
+    /// within this long ([`crate::play::state::GameState::expect_players`]).
     ExpectPlayers { within: std::time::Duration },
     /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
     /// as aborted without storing the end again.

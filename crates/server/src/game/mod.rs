@@ -1,7 +1,7 @@
 //! Live play: the [`Games`] registry that creates, finds, hibernates and restores games and
 //! counts each player's games in progress.
 //!
-//! Each game is a pure [`state::GameState`] (rules, clock, offers, claims, the versioned
+//! Each game is a pure [`GameState`](crate::play::state::GameState) (rules, clock, offers, claims, the versioned
 //! event log) inside an [`actor`], a tokio task reached through a [`GameHandle`] that does the
 //! game's I/O. This layer decides nothing about legality (the rules engine does) and writes
 //! no SQL (the store does); it sequences each game's actions, keeps the clocks, and
@@ -15,21 +15,18 @@ pub mod lobby;
 mod error;
 mod handle;
 
-pub use crate::play::{clock, event, formula, state};
 pub use crate::play::{
     Audience, GameNotice, GameSettings, GameTerms, Outgoing, Refusal, Seat, MAX_OPEN_CHALLENGES,
 };
 pub use error::{GameError, PlayerRequest};
 pub use handle::{GameCmd, GameHandle, Subscription};
 
-/// Glicko-2, which the store applies as a game ends; here for the lobby's formulas.
-pub use crate::rating;
-
 use crate::engine_pool::EnginePool;
 use crate::metrics::Metrics;
+use crate::play::clock::TimeControl;
+use crate::play::state;
 use crate::rules::Variant;
 use crate::store::{ColorChoice, GameChange, GameRecord, GameWriter, NewGame, Store, StoreError};
-use clock::TimeControl;
 use computer::ComputerPlayers;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

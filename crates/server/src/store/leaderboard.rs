@@ -5,7 +5,7 @@
 //! little about the player, and one lucky win would put a newcomer at the top.
 
 use super::{Store, StoreError};
-use crate::rating::PROVISIONAL_DEVIATION;
+use crate::play::rating::PROVISIONAL_DEVIATION;
 use crate::rules::Variant;
 use chrono::{DateTime, Utc};
 use serde::Serialize;

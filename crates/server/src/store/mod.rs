@@ -25,7 +25,7 @@
 //! PostgreSQL in `tests/it/store*.rs`.
 //!
 //! Depends on [`crate::rules`] only for the stable ids ([`crate::rules::Variant`],
-//! [`crate::rules::Outcome`], [`crate::rules::EndReason`]), and on [`crate::rating`] for
+//! [`crate::rules::Outcome`], [`crate::rules::EndReason`]), and on [`crate::play::rating`] for
 //! the Glicko-2 arithmetic it applies as a rated game ends.
 
 pub mod adjustments;

@@ -73,7 +73,7 @@ impl RateLimited {
 
     /// The socket error event for a refused frame.
     pub fn socket_error(&self) -> String {
-        crate::wire::ErrorEvent::new("rate_limited", &self.message()).to_json()
+        crate::play::wire::ErrorEvent::new("rate_limited", &self.message()).to_json()
     }
 }
 

@@ -11,7 +11,7 @@
 //! Over HTTP a command answers 200 `{"reply":"<FICS-like text>","data":{…}}`, and a refused
 //! one the HTTP error `{"error":"<stable_code>","message":"<FICS-like text>"}` with a real
 //! status ([`command_error`]). On the socket the same answers are the `reply` message and the
-//! shared `error` event, each echoing the command's `ref` (`crate::wire::lobby`).
+//! shared `error` event, each echoing the command's `ref` (`crate::play::wire::lobby`).
 
 use super::auth::{CurrentUser, MaybeUser};
 use super::error::{ApiError, ErrorBody};
@@ -27,12 +27,12 @@ use crate::game::lobby::command::{parse_line, request_of, Request};
 use crate::game::lobby::{
     FingerView, LobbyCmd, LobbyError, LobbyRefusal, LobbyReply, LobbyStats, LobbyUser, SeekView,
 };
-use crate::rules::Variant;
-use crate::store::{GameSummary, RatingHistoryEntry, User};
-use crate::wire::lobby::{
+use crate::play::wire::lobby::{
     parse_lobby_msg, parse_lobby_value, CommandAnswer, LobbyAnswer, ReplyData,
 };
-use crate::wire::ErrorEvent;
+use crate::play::wire::ErrorEvent;
+use crate::rules::Variant;
+use crate::store::{GameSummary, RatingHistoryEntry, User};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -599,7 +599,7 @@ mod tests {
             LobbyRefusal::NoChallenge,
             LobbyRefusal::Ambiguous,
             LobbyRefusal::NoPreviousGame,
-            LobbyRefusal::BadFormula(crate::game::formula::FormulaError {
+            LobbyRefusal::BadFormula(crate::play::formula::FormulaError {
                 position: 0,
                 message: "no".into(),
             }),

@@ -28,8 +28,10 @@ use super::socket::{self, open_socket, Flow, Outbox, SocketHandler, SocketOpenin
 use super::ws::{answer, error_json};
 use super::AppState;
 use crate::game::{GameHandle, Outgoing};
-use crate::wire::game::{parse_mux_msg, tag_with_gid, unwatched_message, ClientMsg, MuxClientMsg};
-use crate::wire::{ErrorEvent, Pong};
+use crate::play::wire::game::{
+    parse_mux_msg, tag_with_gid, unwatched_message, ClientMsg, MuxClientMsg,
+};
+use crate::play::wire::{ErrorEvent, Pong};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::http::HeaderMap;

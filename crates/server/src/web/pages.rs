@@ -188,10 +188,10 @@ pub(super) fn variant_options() -> String {
 /// refused by the page's script (the API refuses it; the lobby would take it as no clock,
 /// which is the "No clock" box's to say).
 ///
-/// [`TimeControl::checked`]: crate::game::clock::TimeControl::checked
+/// [`TimeControl::checked`]: crate::play::clock::TimeControl::checked
 fn lobby_bounds() -> [(&'static str, String); 8] {
-    use crate::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
     use crate::game::lobby::{MAX_INC, MAX_RATING, MAX_TIME};
+    use crate::play::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
     let api_minutes_max = MAX_INITIAL_MS / 60_000;
     let api_increment_max = MAX_INCREMENT_MS / 1000;
     [

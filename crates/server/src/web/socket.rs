@@ -18,7 +18,7 @@ use super::auth::{socket_logout_signal, LogoutSignal};
 use super::limits::{rate_limited_close, Admission, FrameGate, SocketKind};
 use super::proxy::ClientInfo;
 use super::{AppState, Closing};
-use crate::wire::ErrorEvent;
+use crate::play::wire::ErrorEvent;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};

@@ -11,8 +11,8 @@ use super::browser::lobby_connected;
 use super::browser_site::{sign_in_as_guest, start_site, Session};
 use super::server::{Player, WAIT};
 use super::webdriver::Browser;
-use oddboard::game::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
 use oddboard::game::lobby::{MAX_INC, MAX_TIME};
+use oddboard::play::clock::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
 use serde_json::{json, Value};
 
 /// `min`, `max` and `step` of each clock input, as the browser reads them.

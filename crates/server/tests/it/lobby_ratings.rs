@@ -4,8 +4,8 @@
 
 use super::lobby::{game_of, lobby_settings, server, LobbyPlayer};
 use crate::server::{fast_settings, TestServer, WAIT};
-use oddboard::game::rating::{rate_game, Glicko};
 use oddboard::game::GameSettings;
+use oddboard::play::rating::{rate_game, Glicko};
 use oddboard::rules::Color;
 use oddboard_client::expect_ok;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! one-statement path and on the one-by-one path alike.
 
 use chrono::Utc;
-use oddboard::rating::{rate_game, Glicko};
+use oddboard::play::rating::{rate_game, Glicko};
 use oddboard::rules::{Color, EndReason, Outcome, Variant};
 use oddboard::store::{
     ColorChoice, GameChange, GameEnd, GameStart, GameStatus, GameWriter, NewAction, NewGame,

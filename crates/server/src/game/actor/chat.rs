@@ -9,11 +9,11 @@
 //! most five in ten seconds.
 
 use super::GameActor;
-use crate::game::state::{ChatRefusal, CHAT_LINES_STORED};
 use crate::game::Refusal;
 use crate::game::{GameError, Outgoing};
+use crate::play::state::{ChatRefusal, CHAT_LINES_STORED};
+use crate::play::wire::game::ChatLine;
 use crate::store::NewChatLine;
-use crate::wire::game::ChatLine;
 use uuid::Uuid;
 
 /// Lines of each room a resumed game reads back: what its snapshots show.

@@ -2,9 +2,9 @@
 //! and ends; and settling with the store after a commit whose answer was lost.
 
 use super::GameActor;
-use crate::game::state::{Adoption, Decision, PlayedAction, Proposal};
 use crate::game::Refusal;
 use crate::game::{GameError, PlayerRequest, Seat};
+use crate::play::state::{Adoption, Decision, PlayedAction, Proposal};
 use crate::store::{GameChange, GameStatus, StoreError};
 use rand::Rng;
 use tokio::time::Instant;
@@ -82,7 +82,7 @@ impl GameActor {
 
     /// Plays actions the rules force with no choice (a Chazz pass) for whoever must make
     /// them. One the store fails to commit is tried again after
-    /// [`crate::game::state::STORE_RETRY_MS`].
+    /// [`crate::play::state::STORE_RETRY_MS`].
     pub(super) async fn play_forced_actions(&mut self) {
         loop {
             let now = self.now_ms();

@@ -8,9 +8,9 @@
 
 use crate::engine_pool::EnginePool;
 use crate::game::computer::ComputerPlayers;
-use crate::game::state::Effects;
 use crate::game::{GameCmd, GameError, GameNotice, GameSettings, GameTerms, Games, Seat};
 use crate::metrics::Metrics;
+use crate::play::state::Effects;
 use crate::store::{
     ChatRecord, GameChange, GameRecord, GameWriter, NewChatLine, Store, StoreError,
 };

@@ -1,8 +1,8 @@
 //! The game actor: a tokio task around one [`GameState`], doing its I/O and nothing else.
 //!
 //! Each command is asked of the state, which answers with what to commit (a
-//! [`crate::game::state::Proposal`]) or what to tell (an
-//! [`crate::game::state::Effects`]); the actor commits through the group-commit writer,
+//! [`crate::play::state::Proposal`]) or what to tell (an
+//! [`crate::play::state::Effects`]); the actor commits through the group-commit writer,
 //! waits for the commit, has the state adopt it, then broadcasts. A failed commit therefore
 //! changes nothing and nobody was told anything. The state's next deadline is the timer the
 //! actor sleeps on.
@@ -24,8 +24,8 @@ mod tests;
 pub use context::{GameContext, GameStore, PostgresGameStore};
 pub(super) use spawn::{spawn_new, spawn_restored};
 
-use super::state::{Effects, GameState};
 use super::{GameCmd, Outgoing, Subscription};
+use crate::play::state::{Effects, GameState};
 use crate::rules::{EndReason, Outcome};
 use crate::store::GameStatus;
 use std::time::Duration;

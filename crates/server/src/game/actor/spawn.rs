@@ -1,8 +1,8 @@
 //! Starting a game's actor: for a new open challenge, or for a game loaded from the store.
 
 use super::{GameActor, GameContext};
-use crate::game::state::{Founding, GameState};
 use crate::game::{GameError, GameHandle};
+use crate::play::state::{Founding, GameState};
 use crate::store::GameRecord;
 
 /// Spawns the actor of a new open challenge.

@@ -5,9 +5,9 @@
 use super::context::{GameContext, GameStore};
 use super::spawn_new;
 use crate::game::computer::ComputerPlayers;
-use crate::game::state::Founding;
 use crate::game::{GameError, GameHandle, GameSettings, GameTerms, Games, PlayerRequest, Seat};
 use crate::metrics::Metrics;
+use crate::play::state::Founding;
 use crate::rules::{EndReason, Variant};
 use crate::store::{
     ChatRecord, ColorChoice, GameChange, GameRecord, GameStatus, GameWriter, NewChatLine, Store,

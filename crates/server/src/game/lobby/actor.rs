@@ -4,16 +4,18 @@
 //! lists, creating the games the state decides on (with the join limit of a pairing), and
 //! sending the state's events.
 
-use super::state::{alternate_colors, Delivery, LobbyState, PendingGame, Step, UserInfo};
 use super::{
     LobbyCmd, LobbyConnection, LobbyError, LobbyMsg, LobbyReply, LobbySettings, LobbyUser,
 };
-use crate::game::rating::Glicko;
 use crate::game::{GameNotice, Games, Seat};
+use crate::play::lobby::state::{
+    alternate_colors, Delivery, LobbyState, PendingGame, Step, UserInfo,
+};
 use crate::play::lobby::LobbyRefusal;
+use crate::play::rating::Glicko;
+use crate::play::wire::lobby::GameStartedView;
 use crate::rules::{Color, Variant};
 use crate::store::Store;
-use crate::wire::lobby::GameStartedView;
 use rand::Rng;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -303,14 +305,14 @@ impl LobbyActor {
         };
         let users = self.store.noplay_list(me).await?;
         let users = users.into_iter().map(|(_, name)| name).collect();
-        Ok(super::state::noplay_reply(text, users))
+        Ok(crate::play::lobby::state::noplay_reply(text, users))
     }
 
     /// The `match` a `rematch` stands for, from the user's last game.
     async fn rematch_request(
         &mut self,
         me: Uuid,
-    ) -> Result<crate::wire::lobby::MatchRequest, LobbyError> {
+    ) -> Result<crate::play::wire::lobby::MatchRequest, LobbyError> {
         let last = self
             .store
             .last_game_of(me)
@@ -326,7 +328,7 @@ impl LobbyActor {
             .user_by_id(opponent)
             .await?
             .ok_or(LobbyRefusal::NoPreviousGame)?;
-        let request = super::state::rematch_request(me, &last, opponent.username)?;
+        let request = crate::play::lobby::state::rematch_request(me, &last, opponent.username)?;
         self.user_named(&request.user).await?;
         Ok(request)
     }

@@ -2,10 +2,10 @@
 //! each, written in the transaction that stores the game's end ([`Store::apply_changes`]),
 //! so a rated game's last action, its end and the new ratings land together.
 //!
-//! The arithmetic is [`crate::rating`]'s; the rows are locked here, so concurrent games of
+//! The arithmetic is [`crate::play::rating`]'s; the rows are locked here, so concurrent games of
 //! the same players see each other's updates.
 
-use crate::rating::Glicko;
+use crate::play::rating::Glicko;
 use crate::rules::{Color, Variant};
 use crate::store::{GameEnd, RatingValues, Store, StoreError};
 use sqlx::PgConnection;
@@ -78,7 +78,7 @@ pub(super) async fn rate_end(conn: &mut PgConnection, end: &GameEnd) -> Result<(
         winner,
     };
     rate_in(conn, &game, Glicko::default().into(), |white, black| {
-        let (white, black) = crate::rating::rate_game(white.into(), black.into(), winner);
+        let (white, black) = crate::play::rating::rate_game(white.into(), black.into(), winner);
         (white.into(), black.into())
     })
     .await

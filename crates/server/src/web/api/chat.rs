@@ -2,11 +2,11 @@
 //! spectators' room; the game's players read their own room too, which nobody else ever
 //! does, live or afterwards.
 
+use crate::play::wire::game::{ChatLine, GameChat};
 use crate::web::auth::MaybeUser;
 use crate::web::error::{ApiError, ErrorBody};
 use crate::web::extract::GameIdPath;
 use crate::web::AppState;
-use crate::wire::game::{ChatLine, GameChat};
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};

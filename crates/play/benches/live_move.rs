@@ -12,11 +12,9 @@
 //! for every player and spectator.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use oddboard::game::{
-    clock::ClockView,
-    event::{EventLog, GameEvent},
-};
-use oddboard::rules::{AnyGame, Variant};
+use oddboard_play::clock::ClockView;
+use oddboard_play::event::{EventLog, GameEvent};
+use oddboard_play::rules::{AnyGame, Variant};
 use std::hint::black_box;
 use std::time::Duration;
 
