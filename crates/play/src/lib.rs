@@ -9,6 +9,9 @@
 //!   clock, adopted once committed; offers, claims, takebacks, chat, spectators.
 //! - [`lobby`]: seeks, challenges, pairing and presence ([`lobby::LobbyState`]), the FICS
 //!   commands ([`lobby::command`]) and [`formula`]s.
+//! - [`replay`]: one way to rebuild a game from its record ([`replay::Replay`]), and the
+//!   record formats beside it: the PGN-like export ([`replay::pgn`]) and Davey Drehs' dice
+//!   record ([`replay::dice`]).
 //! - [`clock`], [`event`] (the versioned event log), [`rating`] (Glicko-2),
 //!   [`settings`] (the limits a server plays games under), [`terms`] (seats and terms),
 //!   [`audience`] (who a broadcast is for), [`refusal`] (why a game says no).

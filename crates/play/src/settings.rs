@@ -31,10 +31,10 @@ pub struct GameSettings {
     /// How long a game nobody is connected to, and whose clock does not run (an open
     /// challenge, or a game without a clock), stays in memory after its last command before
     /// it hibernates: its actor stops, and the next request for it brings it back from the
-    /// store ([`super::Games::find`]). A correspondence-style game lies idle for days; in memory it
+    /// store (the server's `Games::find`). A correspondence-style game lies idle for days; in memory it
     /// held about 45 KiB all that time.
     pub hibernate_after: Duration,
-    /// How often the housekeeping task runs ([`super::housekeeping`]): it wakes the hibernated
+    /// How often the housekeeping task runs (the server's `game::housekeeping`): it wakes the hibernated
     /// games whose expiry or idle limit has passed, so that they end as they would have in
     /// memory, and purges expired sessions and stale guest accounts.
     pub housekeeping_interval: Duration,

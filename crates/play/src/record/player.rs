@@ -82,7 +82,7 @@ impl From<Glicko> for RatingValues {
         }
     }
 }
-/// A user's most recent game, as [`Store::last_game_of`] reads it.
+/// A user's most recent game, as the store's `last_game_of` reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastGame {
     pub game_id: Uuid,

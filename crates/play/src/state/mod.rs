@@ -2,7 +2,7 @@
 //! with every rule about them, and no task, store or wall clock.
 //!
 //! Every input takes the current time as milliseconds on the actor's scale (see
-//! [`crate::actor`]) and returns a decision for the actor to carry out:
+//! the server's `game::actor`) and returns a decision for the actor to carry out:
 //! [`Effects`] (messages to broadcast, notices for the registry) for what only memory holds,
 //! or a [`Proposal`], a change to commit first and then [`GameState::adopt`], for what the
 //! store must hold before anyone is told. A proposal changes nothing until it is adopted, so a

@@ -180,7 +180,7 @@ impl GameState {
     /// first-move limit, a retry), nor while anyone is connected, nor once it is over (its
     /// actor lingers, then stops). An open challenge's expiry and the idle limit of a game
     /// without a clock are days away: the housekeeping task wakes the game when they pass
-    /// ([`crate::housekeeping`]). What only memory holds lapses: an unanswered draw
+    /// (the server's `game::housekeeping`). What only memory holds lapses: an unanswered draw
     /// offer, and the claim delay against an absent player starts again when the game wakes.
     pub fn hibernation_due_at(&self) -> Option<u64> {
         let timed = self.first_move_deadline.is_some()

@@ -1,7 +1,7 @@
 //! The lobby as plain state: every open seek, every pending challenge, the seek numbers and
 //! what the lobby knows of the users it deals with (ratings, settings, parsed formulas,
 //! noplay lists, how many connections they have). No task, no store, no clock: the actor
-//! ([`super::actor`]) loads users in, passes the time in, and carries out what the state
+//! (the server's `game::lobby` actor) loads users in, passes the time in, and carries out what the state
 //! decides — the events in [`LobbyState::take_outbox`] and the games of [`Step::Start`].
 //!
 //! Presence: a user's seeks and challenges last only while they have a lobby connection.
