@@ -1,19 +1,28 @@
 //! Oddboard: a live server for five unusual chess variants.
 //!
+//! This crate is the I/O around two pure ones, re-exported here: [`rules`], the rules engine
+//! (`oddboard-rules`, `crates/rules`), and [`play`], the game core (`oddboard-play`,
+//! `crates/play`: the wire contract, game and lobby state, clocks, formulas, the event log,
+//! Glicko-2, the records and their replay). Neither depends on an async runtime, database, web
+//! framework or clock (`scripts/test.sh` checks both); this crate reads the clock, draws the
+//! random numbers, stores and sends for them.
+//!
 //! Layers, and the only directions in which they may depend on each other:
-//! - [`rules`]: the pure rules engine, the crate `oddboard-rules` (`crates/rules`) re-exported:
-//!   its own dependencies hold no async runtime, database, web framework or clock.
+//! - [`rules`] → nothing of ours; [`play`] → [`rules`].
 //! - [`cli`]: the `oddboard rules …` command, a thin text front end to [`rules`];
 //!   [`engine_cli`]: `oddboard rules analyse` and `oddboard engine ladder`, on the crate
 //!   `oddboard-engine` (`crates/engine`, the computer opponent);
 //!   [`command`]: the whole command line (clap), which `src/main.rs` runs.
 //! - `admin` → `store`: `oddboard migrate` and `oddboard admin …`.
-//! - [`rating`] → `rules` (colours only): Glicko-2 arithmetic, pure.
-//! - `store` → `rules` (ids only), `rating`, `histogram`: all SQL, migrations, the
-//!   group-commit writer (which rates a rated game in the commit that ends it).
-//! - `game` → `rules`, `store`, `rating`: one pure state and one actor per live game, clocks,
-//!   event log; the lobby actor (seeks, challenges, pairing) and FICS formulas.
-//! - `web` → `game`, `store`, `rules`: axum routes, auth, the WebSocket protocol.
+//! - `store` → `play` (records, ratings), `rules` (ids only), `histogram`: all SQL,
+//!   migrations, the group-commit writer (which rates a rated game in the commit that ends it).
+//! - `engine_pool` → `oddboard-engine`: the threads every engine search runs on.
+//! - `game` → `play`, `rules`, `store`, `engine_pool`: one actor per live game around its
+//!   `GameState`, its store a seam ([`game::actor::GameStore`]); the lobby actor around the
+//!   `LobbyState`; the registry of live games and the housekeeping task.
+//! - `analysis` → `play` (the replay), `store`, `engine_pool`: a finished game's evaluation.
+//! - `web` → `game`, `analysis`, `store`, `play`, `rules`: axum routes, auth, the one socket
+//!   loop of every WebSocket, the browser client built into the binary.
 //! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
 //!   histogram of `metrics` and the writer.
 //!
