@@ -1,7 +1,7 @@
 // The shapes of what the server sends that the scripts read, for `tsc --checkJs` only (no
 // script loads this file; the modules name these types in JSDoc as
 // `import('./types.js').Snapshot`). Written from the Rust types that serialise them:
-// crates/rules/src/snapshot.rs (the rules snapshot), crates/server/src/wire/game/ (the game
+// crates/rules/src/snapshot.rs (the rules snapshot), crates/play/src/wire/game/ (the game
 // socket), and the JSON answers of crates/server/src/web/api/. Fields the scripts never read
 // are left out.
 

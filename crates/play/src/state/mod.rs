@@ -8,8 +8,8 @@
 //! store must hold before anyone is told. A proposal changes nothing until it is adopted, so a
 //! failed commit leaves the game as it was. [`GameState::next_deadline`] is the timer to arm.
 //!
-//! The one clock the state reads is the wall clock that stamps a stored start or end
-//! (`started_at`, `ended_at`); nothing is decided by it.
+//! The wall clock that stamps a stored start, end or chat line (`started_at`, `ended_at`,
+//! a line's time) is the [`WallClock`] the server passes in; nothing is decided by it.
 
 mod chat;
 mod offers;

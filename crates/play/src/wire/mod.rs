@@ -4,8 +4,8 @@
 //! `docs/protocol.md` describes the same messages for client authors.
 //!
 //! Every message is a JSON object whose `"t"` field names its type. This module depends only
-//! on the rules engine's and the store's plain value types and on serde, so the game layer,
-//! the lobby and the web layer can all use it. The few messages written by hand for speed are
+//! on the rules engine's types, the records ([`crate::record`]) and serde, so the game state,
+//! the lobby, the server's web layer and any client can all use it. The few messages written by hand for speed are
 //! held to these types' serde output byte for byte by tests.
 
 pub mod game;

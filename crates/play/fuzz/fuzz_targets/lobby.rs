@@ -11,11 +11,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oddboard::game::formula::{ChallengeContext, FormulaSet};
-use oddboard::game::lobby::command::parse_line;
-use oddboard::rules::{Color, Variant};
-use oddboard::wire::game::{parse_client_msg, parse_mux_msg};
-use oddboard::wire::lobby::parse_lobby_msg;
+use oddboard_play::formula::{ChallengeContext, FormulaSet};
+use oddboard_play::lobby::command::parse_line;
+use oddboard_play::rules::{Color, Variant};
+use oddboard_play::wire::game::{parse_client_msg, parse_mux_msg};
+use oddboard_play::wire::lobby::parse_lobby_msg;
 
 fuzz_target!(|data: &[u8]| {
     let parts: Vec<String> = data
