@@ -449,6 +449,34 @@ mod tests {
     }
 
     #[test]
+    fn every_lobby_message_refuses_an_unknown_field() {
+        let every_kind = [
+            r#"{"t":"seek"}"#,
+            r#"{"t":"unseek"}"#,
+            r#"{"t":"sought"}"#,
+            r#"{"t":"play","seek":1}"#,
+            r#"{"t":"match","user":"bob"}"#,
+            r#"{"t":"accept"}"#,
+            r#"{"t":"decline"}"#,
+            r#"{"t":"withdraw"}"#,
+            r#"{"t":"pending"}"#,
+            r#"{"t":"rematch"}"#,
+            r#"{"t":"games"}"#,
+            r#"{"t":"history"}"#,
+            r#"{"t":"finger"}"#,
+            r#"{"t":"set"}"#,
+            r#"{"t":"noplay"}"#,
+            r#"{"t":"command","line":"games"}"#,
+            r#"{"t":"ping"}"#,
+        ];
+        for json in every_kind {
+            assert!(parse(json).is_ok(), "{json} was refused");
+            let extended = format!("{},\"x\":1}}", json.trim_end_matches('}'));
+            assert_eq!(parse(&extended), Err("bad_message"), "{extended} was taken");
+        }
+    }
+
+    #[test]
     fn bad_lobby_messages_are_named_and_answer_their_ref() {
         assert_eq!(parse("[]"), Err("bad_message"));
         assert_eq!(parse("{"), Err("bad_message"));
