@@ -348,8 +348,8 @@ enum Answer {
 struct Tally {
     /// Actions acknowledged.
     acknowledged: AtomicU64,
-    /// Games that have had an action refused with `store_unavailable`.
-    games_refused: AtomicU64,
+    /// Actions refused with `store_unavailable` (each try counts).
+    refused: AtomicU64,
 }
 
 /// Plays one game to `until_ply` (or its end) as both players would through an outage:
@@ -384,9 +384,7 @@ async fn play_through_outages(
                 }
                 Answer::StoreUnavailable => {
                     *refusals += 1;
-                    if *refusals == 1 {
-                        tally.games_refused.fetch_add(1, Ordering::Relaxed);
-                    }
+                    tally.refused.fetch_add(1, Ordering::Relaxed);
                     // A player's pause before trying again, not a wait for a condition.
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
@@ -490,8 +488,11 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
     let games = games_four_plies_in(&server, GAMES).await;
 
     // Stopped while the games are being played (some 30 plies into the 400 or so left
-    // to play), and started again once every game has had an action refused: the outage
-    // reached all of them, however long that took.
+    // to play), and started again once the server knows PostgreSQL is away (its health says
+    // so and the clocks are paused) and the players have since had as many actions refused
+    // as there are games: the outage has been felt, however long that took. (Refusals come
+    // at once then; an action in the first batch after the stop hears of it only when that
+    // batch gives up, after the pool's acquire timeout of 5 s.)
     let tally = Arc::new(Tally::default());
     let mut players = tokio::task::JoinSet::new();
     for game in games {
@@ -502,8 +503,10 @@ async fn games_in_play_ride_out_a_restart_without_losing_or_repeating_an_action(
     })
     .await;
     postgres.stop();
-    wait_until("an action of every game refused", WAIT, async || {
-        tally.games_refused.load(Ordering::Relaxed) >= GAMES as u64
+    wait_for_health(&server.addr, 503).await;
+    let known_away = tally.refused.load(Ordering::Relaxed);
+    wait_until("actions refused", WAIT, async || {
+        tally.refused.load(Ordering::Relaxed) >= known_away + GAMES as u64
     })
     .await;
     postgres.start_again();

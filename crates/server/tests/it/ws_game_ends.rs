@@ -350,12 +350,12 @@ async fn an_untimed_game_left_lying_is_lost_by_the_player_to_move() {
     let (server, mut alice, mut bob) = server_and_two_guests(settings).await;
     let (_game_id, mut white, mut black) =
         untimed_game_after_first_moves(&mut alice, &mut bob).await;
-    // Each action gives the next player the whole limit again: the players pause a third and
-    // then two thirds of the limit, together as long as the limit, and nothing ends. These
-    // pauses are the players' thinking, what the test is about, not waits for something.
-    // Each is counted from the moment the test last acted (or, first, heard of the ply-2
-    // action), which comes no later than the server took it: so the next action is due
-    // within the limit however slow the machine, unless a message takes a whole second.
+    // Each action gives the next player the whole limit again: the players think for a third
+    // and then two thirds of the limit, as long as the limit together, and nothing ends. The
+    // pauses are the players' thinking, what the test is about, not waits for something. The
+    // first is counted from when the test heard of ply 2, the second from when it sent ply 3
+    // (no later than the server took it): each action comes within the limit the one before
+    // gave, however slow the machine, unless a message takes a second.
     let mut acted = tokio::time::Instant::now();
     for (ply, thinking) in [(3, limit / 3), (4, limit * 2 / 3)] {
         tokio::time::sleep_until(acted + thinking).await;
