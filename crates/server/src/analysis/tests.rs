@@ -60,14 +60,20 @@ fn record(status: GameStatus, start: Option<&str>, plies: &[&str]) -> GameRecord
 
 const OPENING: [&str; 4] = ["e2e3", "b7b5", "f1b5", "c7c6"];
 
-/// Polls until the analysis is no longer running (each poll counts as one, as a page's).
+/// Polls until the analysis is no longer running (each poll counts as one, as a page's),
+/// for at most two minutes: an analysis that never ends fails the test instead of hanging it.
 async fn finished(analyses: &Analyses, game_id: Uuid) -> AnalysisReport {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
     loop {
         match analyses.existing(game_id) {
             Some(report) if report.status == Status::Running => {}
             Some(report) => return report,
             None => panic!("the analysis of {game_id} stopped"),
         }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the analysis of {game_id} still runs after two minutes"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
