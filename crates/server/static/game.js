@@ -11,7 +11,7 @@ import { api, myName, outcomeText, formatClock, renderMoves, renderRolls, wireHe
 import { play as playSound, wireSoundToggle } from './game/sound.js';
 import { notify, setTurnTitle, wireNotifyToggle } from './game/notify.js';
 import { captured, renderCaptured } from './game/material.js';
-import { ratingText } from './game/players.js';
+import { ratingText, sideToMove, markTurn } from './game/players.js';
 import { ResultBanner } from './game/banner.js';
 import { ChatPanel } from './game/chat.js';
 import { History } from './game/history.js';
@@ -484,9 +484,13 @@ function renderPlayers() {
   const shown = shownRules();
   const start = state.history.start();
   const taken = captured(start && start.pieces, shown.pieces);
+  const toMove = sideToMove(g);
   for (const [place, color] of /** @type {[string, Color][]} */ ([['top', top], ['bottom', bottom]])) {
     const name = g[color];
     $(`${place}-name`).textContent = `${name || '…'} (${color})`;
+    markTurn($(`${place}-bar`), $(`${place}-turn`), color === toMove);
+    // An untimed game has no clock to show: no empty box where it would be.
+    $(`${place}-clock`).hidden = !g.time_control;
     $(`${place}-clock`).dataset.color = color;
     $(`${place}-clock`).setAttribute('aria-label', `${color === 'white' ? 'White' : 'Black'}'s clock`);
     // What this side has taken: pieces of the other colour.

@@ -6,6 +6,10 @@
 // in sessionStorage, so a reload does not repeat it), can be dismissed, and is announced
 // through a polite live region.
 //
+// They take one compact line, "New in this variant: …" with the newest hint, and the earlier
+// ones behind a "more" disclosure: stacked, a variant's hints pushed Resign and the moves off
+// a laptop's screen. They go when the game ends, where the result banner takes their place.
+//
 // The hints know no rules: they read the server's snapshot only — its legal actions in
 // machine notation (docs/rules/<variant>.md, "Action notation"), the pieces on their
 // squares, the board's zones and the last action — so whatever the server allows is what
@@ -13,8 +17,6 @@
 
 /// Finished games of a variant after which a player sees no more hints for it.
 export const NEWCOMER_GAMES = 5;
-/// Hints shown at once; an older one gives way to a newer.
-const SHOWN_AT_ONCE = 3;
 
 /** @param {import('../types.js').Color} color @returns {import('../types.js').Color} */
 const other = (color) => (color === 'white' ? 'black' : 'white');
@@ -227,6 +229,25 @@ export function hintsFor(variant, rules, you) {
   return found;
 }
 
+/// The hints on show once `fresh` ones arrive, newest first: the first is the line, the others
+/// wait behind "more". Several arriving together keep the variant's order, whose first rule
+/// is the most basic one and so leads; a hint already on show is not repeated.
+/**
+ * @param {Hint[]} onShow
+ * @param {Hint[]} fresh
+ * @returns {Hint[]}
+ */
+export function stackHints(onShow, fresh) {
+  const ids = new Set(fresh.map((h) => h.id));
+  return [...fresh, ...onShow.filter((h) => !ids.has(h.id))];
+}
+
+/// The name of the disclosure of `count` earlier hints.
+/** @param {number} count @returns {string} */
+export function moreLabel(count) {
+  return count === 1 ? '1 more hint' : `${count} more hints`;
+}
+
 /// The link to the variant's page and the hints of one game page.
 export class Hints {
   /**
@@ -245,6 +266,20 @@ export class Hints {
     /** @type {Promise<boolean> | null} */
     this.newcomer = null; // whether the player is new to the variant
     this.named = false;
+    /** @type {Hint[]} the hints on show, newest first */
+    this.onShow = [];
+    /** @type {Map<string, HTMLElement>} each hint's box, kept so that a box is moved, not redrawn */
+    this.boxes = new Map();
+    this.older = document.createElement('div');
+    this.older.className = 'hint-older';
+    this.older.id = `${region.id}-older`;
+    this.older.hidden = true;
+    this.more = document.createElement('button');
+    this.more.type = 'button';
+    this.more.className = 'hint-more';
+    this.more.setAttribute('aria-controls', this.older.id);
+    this.more.setAttribute('aria-expanded', 'false');
+    this.more.addEventListener('click', () => this.expand(this.more.getAttribute('aria-expanded') !== 'true'));
   }
 
   /** @returns {string[]} */
@@ -292,39 +327,112 @@ export class Hints {
   }
 
   /// Looks at the live position of game `g` (the page's `state.game`): a player's new hints
-  /// are shown. Earlier positions (browsing) and finished games bring none.
+  /// are shown. Earlier positions (browsing) bring none; a game that is over takes them away.
   /**
    * @param {import('../types.js').GameView} g
    * @param {boolean} live whether the live position is shown
    */
   async update(g, live) {
     this.name(g.variant);
-    if (!live || !g.you || g.status !== 'active') return;
+    if (g.status !== 'active') {
+      // Over (or not begun): a hint about the next move has nothing left to say.
+      this.clear();
+      return;
+    }
+    if (!live || !g.you) return;
     // Asked at once, so that a hint is not held up by the question when its rule matters.
     const newcomer = this.isNewcomer(g.variant);
+    if (!hintsFor(g.variant, g.rules, g.you).some((h) => !this.shown.has(h.id)) || !(await newcomer)) return;
+    // `g` is the page's live game: it may have moved on or ended while the answer came.
+    if (g.status !== 'active') return;
+    // Read again after the wait: an update that came first may have shown some meanwhile.
     const fresh = hintsFor(g.variant, g.rules, g.you).filter((h) => !this.shown.has(h.id));
-    if (!fresh.length || !(await newcomer)) return;
-    for (const hint of fresh) {
-      if (this.shown.has(hint.id)) continue; // shown meanwhile, by an update that came first
-      this.shown.add(hint.id);
-      this.show(hint);
-    }
+    if (!fresh.length) return;
+    for (const hint of fresh) this.shown.add(hint.id);
     this.save();
+    this.onShow = stackHints(this.onShow, fresh);
+    this.render();
   }
 
-  /** @param {Hint} hint */
-  show(hint) {
+  /// Takes every hint away (the game is over).
+  clear() {
+    if (!this.onShow.length) return;
+    this.onShow = [];
+    this.boxes.clear();
+    this.expand(false);
+    this.region.replaceChildren();
+  }
+
+  /// Shows or hides the earlier hints.
+  /** @param {boolean} open */
+  expand(open) {
+    this.older.hidden = !open;
+    this.more.setAttribute('aria-expanded', String(open));
+  }
+
+  /// Puts the newest hint on the line and the others behind "more". Boxes already there are
+  /// moved rather than made again, so that the live region announces the new hint only.
+  render() {
+    const [newest, ...older] = this.onShow;
+    // First, so that the line's old box leaves the region for the earlier ones.
+    this.older.replaceChildren(...older.map((h) => this.box(h)));
+    if (!newest) {
+      this.region.replaceChildren();
+      this.expand(false);
+      return;
+    }
+    const line = this.box(newest);
+    if (this.region.firstElementChild !== line) this.region.prepend(line);
+    if (older.length) {
+      this.more.textContent = moreLabel(older.length);
+      line.append(this.more);
+      if (this.older.parentNode !== this.region) this.region.append(this.older);
+    } else {
+      this.more.remove();
+      this.older.remove();
+      this.expand(false);
+    }
+  }
+
+  /// The box of `hint`: its text, with "New in this variant" before it on the line, and a
+  /// button that dismisses it.
+  /**
+   * @param {Hint} hint
+   * @returns {HTMLElement}
+   */
+  box(hint) {
+    const known = this.boxes.get(hint.id);
+    if (known) return known;
     const box = document.createElement('div');
-    box.className = 'prompt hint';
+    box.className = 'hint';
     box.dataset.hint = hint.id;
     const p = document.createElement('p');
-    p.textContent = hint.text;
+    const label = document.createElement('strong');
+    label.className = 'hint-label';
+    label.textContent = 'New in this variant: ';
+    p.append(label, hint.text);
     const dismiss = document.createElement('button');
     dismiss.type = 'button';
     dismiss.textContent = 'Got it';
-    dismiss.addEventListener('click', () => box.remove());
+    dismiss.addEventListener('click', () => this.dismiss(hint.id));
     box.append(p, dismiss);
-    this.region.appendChild(box);
-    while (this.region.children.length > SHOWN_AT_ONCE) this.region.firstElementChild.remove();
+    this.boxes.set(hint.id, box);
+    return box;
+  }
+
+  /// Takes one hint away; the next newest comes onto the line.
+  /** @param {string} id */
+  dismiss(id) {
+    const box = this.boxes.get(id);
+    const focused = !!box && box.contains(document.activeElement);
+    this.onShow = this.onShow.filter((h) => h.id !== id);
+    this.boxes.delete(id);
+    if (box) box.remove();
+    this.render();
+    // The pressed button is gone: focus goes on to the next hint, or the rules link after.
+    if (focused) {
+      const next = /** @type {HTMLElement | null} */ (this.region.querySelector('.hint button'));
+      (next || this.link).focus();
+    }
   }
 }

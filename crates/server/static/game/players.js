@@ -3,6 +3,10 @@
 // `GET /api/users/{name}/ratings/history?variant=…` (the rating after each rated game,
 // oldest first). The change is the rating after this game less the one before it (the
 // previous entry, or the starting 1500 before the first rated game).
+//
+// And whose turn it is on the bars: the bar of the side to move is marked (a class the
+// stylesheet draws as an outlined panel with an arrow, and the words "to move" for a screen
+// reader), in every game, timed or not, since an untimed game has no running clock to say it.
 
 import { api } from '../common.js';
 
@@ -67,4 +71,30 @@ export async function ratingChange(name, variant, gameId) {
   const after = Math.round(list[at].rating);
   const before = Math.round(at > 0 ? list[at - 1].rating : START_RATING);
   return { before, after, diff: after - before };
+}
+
+/// The colour whose bar is marked as to move: the side to move of a game in play, or null
+/// (waiting for an opponent, over, or an outcome the rules have reached before the server's
+/// end event arrives).
+/**
+ * @param {{ status: string, rules: { turn: import('../types.js').Color, outcome?: unknown } }} g
+ * @returns {import('../types.js').Color | null}
+ */
+export function sideToMove(g) {
+  if (g.status !== 'active' || g.rules.outcome) return null;
+  return g.rules.turn;
+}
+
+/// Marks one player bar as the side to move, or not: the class draws it, the hidden note
+/// inside the name says it in words.
+/**
+ * @param {HTMLElement} bar
+ * @param {HTMLElement} note
+ * @param {boolean} toMove
+ */
+export function markTurn(bar, note, toMove) {
+  bar.classList.toggle('to-move', toMove);
+  bar.dataset.toMove = String(toMove);
+  const words = toMove ? ', to move' : '';
+  if (note.textContent !== words) note.textContent = words;
 }

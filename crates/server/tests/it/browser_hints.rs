@@ -15,16 +15,28 @@ use oddboard::rules::{AnyGame, Variant};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
-/// A game of `variant` the browser's player creates as White from a page with no lobby
-/// socket (which would open the game by itself), and the opponent accepts.
+/// An untimed game of `variant` the browser's player creates as White, the opponent accepting.
 async fn new_game(
     base: &str,
     browser: &mut Browser,
     opponent: &mut Player,
     variant: &str,
 ) -> String {
+    new_game_with_clock(base, browser, opponent, variant, Value::Null).await
+}
+
+/// A game of `variant` and `clock` (`{minutes, increment}`, or null) the browser's player
+/// creates as White from a page with no lobby socket (which would open the game by itself),
+/// and the opponent accepts.
+pub(crate) async fn new_game_with_clock(
+    base: &str,
+    browser: &mut Browser,
+    opponent: &mut Player,
+    variant: &str,
+    clock: Value,
+) -> String {
     browser.goto(&format!("{base}/no-such-page")).await;
-    let body = json!({ "variant": variant, "clock": null, "color": "white" });
+    let body = json!({ "variant": variant, "clock": clock, "color": "white" });
     let created = page_fetch(browser, "/api/games", body).await;
     let id = created["game_id"].as_str();
     let id = id
@@ -35,7 +47,7 @@ async fn new_game(
 }
 
 /// Opens the game page and waits for the game to be on.
-async fn open_game(base: &str, browser: &mut Browser, id: &str) {
+pub(crate) async fn open_game(base: &str, browser: &mut Browser, id: &str) {
     browser.goto(&format!("{base}/game/{id}")).await;
     browser
         .wait_for(
@@ -47,13 +59,13 @@ async fn open_game(base: &str, browser: &mut Browser, id: &str) {
 }
 
 /// Plays a move by the move form and waits until the page holds `ply` plies.
-async fn play(browser: &mut Browser, action: &str, ply: u64) {
+pub(crate) async fn play(browser: &mut Browser, action: &str, ply: u64) {
     browser.type_text("#move-input", action).await;
     browser.click("#move-form button[type=\"submit\"]").await;
     wait_ply(browser, ply).await;
 }
 
-async fn wait_ply(browser: &mut Browser, ply: u64) {
+pub(crate) async fn wait_ply(browser: &mut Browser, ply: u64) {
     browser
         .wait_for(
             &format!("ply {ply}"),
@@ -64,7 +76,7 @@ async fn wait_ply(browser: &mut Browser, ply: u64) {
 }
 
 /// The opponent's move as ply `after + 1`, once it has seen ply `after`.
-async fn answer(opponent: &mut Watcher, action: &str, after: u64) {
+pub(crate) async fn answer(opponent: &mut Watcher, action: &str, after: u64) {
     opponent.read_until(|w| w.ply >= after).await;
     opponent.act(action).await;
     opponent.read_until(|w| w.ply > after).await;
@@ -108,7 +120,7 @@ async fn wait_hint(browser: &mut Browser, id: &str) -> String {
 }
 
 /// The opponent resigns: the game counts as finished for the browser's player.
-async fn resign(opponent: &mut Watcher) {
+pub(crate) async fn resign(opponent: &mut Watcher) {
     opponent.send(json!({ "t": "resign" })).await;
     opponent.read_until(|w| w.outcome.is_some()).await;
 }

@@ -619,7 +619,7 @@ async fn the_variant_pages_list_five_pass_axe_and_fit_phone_and_desktop() {
 }
 
 /// Axe in both themes, and nothing wider than the window.
-async fn check_page(browser: &mut Browser, label: &str) {
+pub(crate) async fn check_page(browser: &mut Browser, label: &str) {
     for theme in ["light", "dark"] {
         browser
             .js(

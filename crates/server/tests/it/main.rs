@@ -15,6 +15,7 @@ mod browser_lobby;
 mod browser_profile;
 mod browser_seek_form;
 mod browser_site;
+mod browser_turn;
 mod browser_variants;
 mod built_in_client;
 mod cli;
