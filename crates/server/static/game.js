@@ -14,6 +14,7 @@ import { captured, renderCaptured } from './game/material.js';
 import { ratingText, sideToMove, markTurn } from './game/players.js';
 import { ResultBanner } from './game/banner.js';
 import { ChatPanel } from './game/chat.js';
+import { ChallengePanel } from './game/challenge.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
@@ -73,6 +74,10 @@ const chat = new ChatPanel({
   input: $('chat-input'), toggle: $('chat-toggle'), mute: $('mute-opponent'), note: $('chat-note'),
 }, (message) => send(message));
 const hints = new Hints({ region: $('hints'), link: $('rules-link') }, gameId, api, myName);
+const challenge = new ChallengePanel({
+  section: $('challenge'), heading: $('challenge-title'), terms: $('challenge-terms'), share: $('challenge-share'),
+  link: /** @type {HTMLInputElement} */ ($('challenge-link')), copy: /** @type {HTMLButtonElement} */ ($('challenge-copy')), note: $('challenge-note'),
+}, api);
 const banner = new ResultBanner({
   section: $('result-banner'), title: $('result-title'), reason: $('result-reason'),
   changes: $('rating-changes'), newOpponent: $('new-opponent'),
@@ -474,6 +479,7 @@ function render(full, { animate = true } = {}) {
   banner.show(g, renderPlayers);
   renderOffers();
   hints.update(g, view === null);
+  challenge.show(g, myName());
   tick();
 }
 

@@ -121,6 +121,8 @@ export interface GameView {
   white: string | null;
   black: string | null;
   creator: string;
+  /** The creator's choice of colour; an open challenge's acceptor gets the other. */
+  color_choice: 'random' | 'white' | 'black';
   time_control: TimeControl | null;
   rated: boolean;
   clock: ClockView | null;

@@ -68,13 +68,17 @@ export class ChatPanel {
 
   mutedNames() { return new Set(load(MUTED_KEY, [])); }
 
-  /// From a snapshot's game: the room, who may write, who the opponent is, the lines so far.
+  /// From a snapshot's game: the room, who may write, who the opponent is, the lines so far
+  /// (`me`: the viewer's name, null when signed out).
   /**
    * @param {import('../types.js').GameView} game
    * @param {string | null} me
    */
   reset(game, me) {
-    this.room = game.you ? 'players' : 'spectators';
+    // The creator of an open challenge has no seat before it starts, but the server counts
+    // them a player (crates/play/src/state/chat.rs): they write in the players' room.
+    const creator = game.status === 'waiting' && !!me && game.creator === me;
+    this.room = game.you || creator ? 'players' : 'spectators';
     this.opponent = game.you ? game[game.you === 'white' ? 'black' : 'white'] : null;
     // Players always may; spectators once signed in (guests included).
     this.canWrite = !!game.you || !!me;
