@@ -1,6 +1,8 @@
 // The lobby page (docs/protocol.md, "The lobby"). First a quick-pairing grid (variant x
-// clock): one click sends an ordinary lobby `seek` (auto, open colour, full range; rated for
-// registered players), so it pairs at once with a compatible waiting seek, and FICS clients
+// clock): one click sends an ordinary lobby `seek` (auto, open colour, full range; rated or
+// casual as a registered player chose above the grid, remembered in localStorage, and casual
+// for guests, so a guest and a registered player on the same casual cell meet; each cell
+// says which it seeks), so it pairs at once with a compatible waiting seek, and FICS clients
 // and the console see it; while it waits its cell shows "searching" and the search can be
 // cancelled (`unseek`), and another cell replaces it. Then buttons for the full seek form
 // ("Create a game", every FICS option, or a named opponent with `match`), the computer and a
@@ -32,6 +34,8 @@ const vname = (v) => VARIANT_NAMES[v] || v;
 const MAX_RATING = Number(/** @type {HTMLInputElement} */ ($('seek-max')).max);
 /// Where a signed-out visitor's action waits across the sign-in reload.
 const PENDING_KEY = 'oddboard.lobby.pending';
+/// A registered player's last choice of rated or casual quick pairing.
+const RATED_KEY = 'oddboard.lobby.quick-rated';
 
 /**
  * What the lobby page lives by, read by the browser tests as `window.oddboard.lobby`
@@ -41,13 +45,13 @@ const PENDING_KEY = 'oddboard.lobby.pending';
  *   socket: WebSocket | null, seeks: Map<number, import('./types.js').Seek>, challenges: Map<number, import('./types.js').Challenge>,
  *   retry: number, ref: number, pending: Map<number, (answer: Answer) => void>,
  *   registered: boolean, connected: boolean,
- *   searching: { id: number, variant: string, time: number, inc: number, cancelling?: boolean } | null,
+ *   searching: { id: number, variant: string, time: number, inc: number, rated: boolean, cancelling?: boolean } | null,
  * }}
  */
 const lobby = {
   socket: null, seeks: new Map(), challenges: new Map(), retry: 0, ref: 0, pending: new Map(),
   registered: false, connected: false,
-  /// The quick-pairing search under way: `{ id, variant, time, inc }`.
+  /// The quick-pairing search under way: `{ id, variant, time, inc, rated }`.
   searching: null,
 };
 showToTests('oddboard', { lobby });
@@ -308,7 +312,7 @@ async function quick(variant, time, inc) {
   if (s) await cancelSearch();
   if (same || lobby.searching) return;
   const what = `${vname(variant)} ${seekClock({ time, inc })}`;
-  const rated = lobby.registered;
+  const rated = quickRated();
   const reply = await command({
     t: 'seek', variant, time, inc, rated, color: null, manual: false, formula: false, min: 0, max: MAX_RATING,
   });
@@ -317,7 +321,7 @@ async function quick(variant, time, inc) {
     return;
   }
   if (reply.data && reply.data.kind === 'seek_posted') {
-    lobby.searching = { id: reply.data.seek.id, variant, time, inc };
+    lobby.searching = { id: reply.data.seek.id, variant, time, inc, rated };
     showSearching();
     status(`Searching for a ${rated ? 'rated' : 'casual'} game of ${what}… Click it again or Cancel to stop.`);
   } else {
@@ -338,6 +342,46 @@ $('quick-grid').addEventListener('click', (e) => {
 $('quick-cancel').addEventListener('click', () => {
   quickQueue = quickQueue.then(cancelSearch);
 });
+
+// Rated or casual: the choice only a registered player has (the server draws it for them).
+// Guests play unrated, and a seek pairs only with one on the same terms, so the casual cells
+// are where a guest and a registered player meet.
+/** @type {HTMLInputElement | null} */
+const ratedChoice = /** @type {HTMLInputElement | null} */ (document.getElementById('quick-rated'));
+
+/// Whether a grid cell seeks a rated game now.
+function quickRated() {
+  return Boolean(ratedChoice && ratedChoice.checked && lobby.registered);
+}
+
+/// Says on every cell, in words and in its label, what it seeks.
+function showQuickMode() {
+  const rated = Boolean(ratedChoice && ratedChoice.checked);
+  const grid = $('quick-grid');
+  grid.dataset.rated = String(rated);
+  for (const cell of /** @type {NodeListOf<HTMLButtonElement>} */ (grid.querySelectorAll('button.quick'))) {
+    if (!cell.dataset.label) cell.dataset.label = cell.getAttribute('aria-label') || cell.textContent;
+    cell.setAttribute('aria-label', `${cell.dataset.label} ${rated ? 'rated' : 'casual'}`);
+  }
+}
+
+if (ratedChoice) {
+  let stored = null;
+  try { stored = localStorage.getItem(RATED_KEY); } catch (_) { /* storage refused */ }
+  if (stored === 'casual') /** @type {HTMLInputElement} */ ($('quick-casual')).checked = true;
+  $('quick-mode').addEventListener('change', () => {
+    try { localStorage.setItem(RATED_KEY, ratedChoice.checked ? 'rated' : 'casual'); } catch (_) { /* storage refused */ }
+    showQuickMode();
+    // A search under way goes on with the new choice.
+    quickQueue = quickQueue.then(async () => {
+      const s = lobby.searching;
+      if (!s || s.rated === quickRated()) return;
+      await cancelSearch();
+      if (!lobby.searching) await quick(s.variant, s.time, s.inc);
+    });
+  });
+}
+showQuickMode();
 
 // Stats ---------------------------------------------------------------------------------------
 async function refreshStats() {

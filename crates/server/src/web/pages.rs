@@ -215,10 +215,33 @@ fn lobby_bounds() -> [(&'static str, String); 8] {
     ]
 }
 
+/// Quick pairing's rated or casual choice, drawn by the server so that nothing moves when the
+/// script starts: a registered player chooses (rated first; the script restores the choice
+/// they last made), a guest or a visitor reads that the grid seeks casual games, which are
+/// the only ones a guest may play. Each cell says which it seeks from the grid's
+/// `data-rated` (style.css).
+fn quick_mode(registered: bool) -> (&'static str, &'static str) {
+    if registered {
+        (
+            "<fieldset id=\"quick-mode\" class=\"quick-mode\"><legend class=\"visually-hidden\">Quick pairing seeks</legend>\
+             <label><input type=\"radio\" name=\"quick-mode\" value=\"rated\" id=\"quick-rated\" checked> Rated</label>\
+             <label><input type=\"radio\" name=\"quick-mode\" value=\"casual\" id=\"quick-casual\"> Casual</label></fieldset>",
+            "true",
+        )
+    } else {
+        (
+            "<p id=\"quick-mode\" class=\"quick-mode muted\">Casual games: only registered players play rated.</p>",
+            "false",
+        )
+    }
+}
+
 /// The lobby's body, with its counts (`GET /api/lobby/stats`, "–" when the lobby cannot
-/// say) drawn in, so the script's first read of them changes nothing on the screen.
-fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>) -> String {
+/// say) drawn in, so the script's first read of them changes nothing on the screen, and the
+/// quick pairing's rated or casual choice for a `registered` player ([`quick_mode`]).
+fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>, registered: bool) -> String {
     let values = lobby_bounds();
+    let (mode, rated) = quick_mode(registered);
     let count = |n: Option<usize>| n.map_or_else(|| "–".to_string(), |n| n.to_string());
     let players = count(stats.map(|s| s.players_online));
     let games = count(stats.map(|s| s.games_in_play));
@@ -226,6 +249,8 @@ fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>) -> String {
     pairs.extend([
         ("players_online", players.as_str()),
         ("games_in_play", games.as_str()),
+        ("quick_mode", mode),
+        ("quick_rated", rated),
     ]);
     fill(LOBBY, &pairs)
 }
@@ -287,7 +312,14 @@ fn player_body(name: &str, viewer: &MaybeUser) -> String {
 
 async fn lobby(State(state): State<AppState>, user: MaybeUser) -> Response {
     let stats = state.lobby.stats().await.ok();
-    page(&state, "Lobby", &user, &lobby_body(stats), "lobby.js")
+    let registered = user.0.as_ref().is_some_and(|u| !u.is_guest);
+    page(
+        &state,
+        "Lobby",
+        &user,
+        &lobby_body(stats, registered),
+        "lobby.js",
+    )
 }
 
 /// A small HTML page saying what went wrong, with a link home, answered with `status`. It is
@@ -414,7 +446,7 @@ mod tests {
         let id = Uuid::nil();
         let signed_out = MaybeUser(None);
         for body in [
-            lobby_body(None),
+            lobby_body(None, false),
             game_body(id),
             replay_body(id),
             player_body("<alice>", &signed_out),
@@ -443,7 +475,7 @@ mod tests {
 
     #[test]
     fn the_lobby_clock_inputs_carry_the_servers_bounds() {
-        let body = lobby_body(None);
+        let body = lobby_body(None, false);
         for input in [
             r#"id="seek-minutes" type="number" required min="0" max="180" step="1""#,
             r#"id="seek-increment" type="number" required min="0" max="180" step="1""#,
@@ -485,10 +517,21 @@ mod tests {
             players_online: 7,
             games_in_play: 3,
         };
-        let body = lobby_body(Some(stats));
+        let body = lobby_body(Some(stats), false);
         assert!(body.contains(r#"<span id="players-online">7</span>"#));
         assert!(body.contains(r#"<span id="games-in-play">3</span>"#));
-        assert!(lobby_body(None).contains(r#"<span id="players-online">–</span>"#));
+        assert!(lobby_body(None, false).contains(r#"<span id="players-online">–</span>"#));
+    }
+
+    #[test]
+    fn quick_pairing_offers_rated_to_registered_players_only() {
+        let registered = lobby_body(None, true);
+        assert!(registered.contains(r#"id="quick-grid" class="quick-grid" data-rated="true""#));
+        assert!(registered.contains(r#"id="quick-rated" checked"#));
+        assert!(registered.contains(r#"id="quick-casual""#));
+        let guest = lobby_body(None, false);
+        assert!(guest.contains(r#"data-rated="false""#));
+        assert!(!guest.contains("quick-rated") && guest.contains("Casual games"));
     }
 
     #[test]

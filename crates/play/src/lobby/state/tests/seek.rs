@@ -227,3 +227,21 @@ fn a_new_seek_is_announced_to_those_who_would_see_it() {
     assert!(lobby.seek_ids(guest, false).is_empty());
     assert_eq!(lobby.seek_ids(guest, true).len(), 1);
 }
+
+#[test]
+fn a_guest_and_a_registered_player_pair_on_the_same_unrated_seek() {
+    // The lobby page's quick pairing: an automatic seek with an open colour and the full
+    // range, unrated from a guest and, when they choose casual, from a registered player.
+    let mut lobby = Lobby::new();
+    let carol = lobby.player("Carol", 1900.0);
+    let guest = lobby.guest("Guest1");
+    let quick = "3 2 chazz unrated 0-9999";
+    lobby.seek(carol, quick);
+    let game = lobby.pairs(guest, &format!("seek {quick}"));
+    assert_eq!((game.a, game.b, game.a_color), (guest, carol, None));
+    assert!(!game.terms.rated);
+    lobby.create(&game);
+    // A rated seek of the registered player's is not the guest's to pair with.
+    lobby.seek(carol, "3 2 chazz rated 0-9999");
+    lobby.seek(guest, quick);
+}
