@@ -10,6 +10,7 @@ mod browser_analysis;
 mod browser_board;
 mod browser_computer;
 mod browser_game;
+mod browser_glance;
 mod browser_hints;
 mod browser_lobby;
 mod browser_profile;
