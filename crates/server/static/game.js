@@ -7,7 +7,7 @@
 
 import { BoardView } from './board.js';
 import { applyUpdate } from './miniboard.js';
-import { api, myName, outcomeText, formatClock, renderMoves, renderRolls, wireHeader, clockText } from './common.js';
+import { api, myName, outcomeText, formatClock, renderMoves, wireHeader, clockText } from './common.js';
 import { play as playSound, wireSoundToggle } from './game/sound.js';
 import { notify, setTurnTitle, wireNotifyToggle } from './game/notify.js';
 import { captured, renderCaptured } from './game/material.js';
@@ -18,6 +18,7 @@ import { ChallengePanel } from './game/challenge.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
+import { DicePanel, annotateMoves, lastRolled, rollSound } from './game/dice.js';
 import { $ } from './dom.js';
 import { showToTests } from './test-hook.js';
 
@@ -73,6 +74,7 @@ const chat = new ChatPanel({
   section: $('chat'), title: $('chat-title'), lines: $('chat-lines'), form: $('chat-form'),
   input: $('chat-input'), toggle: $('chat-toggle'), mute: $('mute-opponent'), note: $('chat-note'),
 }, (message) => send(message));
+const dice = new DicePanel($('rolls'));
 const hints = new Hints({ region: $('hints'), link: $('rules-link') }, gameId, api, myName);
 const challenge = new ChallengePanel({
   section: $('challenge'), heading: $('challenge-title'), terms: $('challenge-terms'), share: $('challenge-share'),
@@ -353,7 +355,10 @@ function onAction(ev) {
   state.history.record(ev.ply, g.rules);
   state.history.view = null; // a new move brings the board back to the game
   const after = g.rules.pieces.filter((p) => p.color !== ev.by).length;
+  // A roll sounds as it went (Davey Drehs), a hit unlike a miss.
+  const rolled = rollSound(g.rules.last_action);
   if ((g.rules.check || []).length) playSound('check');
+  else if (rolled) playSound(rolled);
   else if (after < before || /x/.test(ev.human)) playSound('capture');
   else playSound('move');
   $('move-input').classList.remove('error');
@@ -458,7 +463,9 @@ function render(full, { animate = true } = {}) {
   if (premoveSupported) board.showPremove(state.premove);
   renderPlayers();
   renderMoveList();
-  renderRolls($('rolls'), shown.last_action);
+  // The last roll stays until the next one, also across moves that roll nothing.
+  const rolled = lastRolled((ply) => state.history.at(ply), view ?? g.moves.length);
+  dice.show(rolled, !full && view === null && rolled?.ply === g.moves.length);
   renderSpectators();
   root.dataset.status = g.status;
   root.dataset.ply = String(g.moves.length);
@@ -514,6 +521,7 @@ function renderMoveList() {
   const list = $('moves');
   const view = state.history.view;
   renderMoves(list, g.moves, view === null ? g.moves.length : view, showPly);
+  annotateMoves(list, (ply) => state.history.at(ply));
   if (view === null) {
     list.scrollTop = list.scrollHeight;
   } else {

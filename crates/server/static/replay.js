@@ -7,7 +7,8 @@
 
 import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
-import { api, outcomeText, renderMoves, renderRolls, wireHeader } from './common.js';
+import { api, outcomeText, renderMoves, wireHeader } from './common.js';
+import { DicePanel, annotateMoves, lastRolled } from './game/dice.js';
 import { $ } from './dom.js';
 import { showToTests } from './test-hook.js';
 import { commitmentOf, hmacKey, rollDie, unhex } from './dice-verify.js';
@@ -37,6 +38,7 @@ const gameId = root.dataset.gameId;
  */
 
 const board = new BoardView($('boards'), {});
+const dice = new DicePanel($('rolls'));
 /** @type {{ data: Replay | null, ply: number, flipped: boolean, analysis: { show(ply: number): void } | null }} */
 const state = { data: null, ply: 0, flipped: false, analysis: null };
 showToTests('oddboard', state);
@@ -48,8 +50,10 @@ function show(ply) {
   board.setOrientation(state.flipped ? 'black' : 'white');
   board.update(data.snapshots[state.ply], false);
   renderMoves($('moves'), data.actions, state.ply, show);
+  annotateMoves($('moves'), (ply) => data.snapshots[ply]);
   renderAdjustments($('moves'), data.adjustments || []);
-  renderRolls($('rolls'), state.ply > 0 ? data.snapshots[state.ply].last_action : null);
+  // As on the game page: the last roll at or before the position shown.
+  dice.show(lastRolled((ply) => data.snapshots[ply], state.ply), false);
   const total = data.snapshots.length - 1;
   $('ply-label').textContent = `${state.ply} / ${total}`;
   root.dataset.ply = String(state.ply);

@@ -218,6 +218,26 @@ fn the_export_names_the_players_moves_and_result() {
 }
 
 #[test]
+fn the_export_says_a_dice_attacks_result_in_words_before_its_effects() {
+    let (mut record, _) = played(Variant::Drehs, 2);
+    record.actions[0].rolls = Some(serde_json::json!({
+        "rolls": [{ "purpose": "to_hit", "dice": "d20", "value": 2 }],
+        "effects": [
+            "miss: white pawn e4 rolls d20 2 + 0 ears = 2 <= armor 4 of black pawn d5",
+            "counter_miss: black pawn d5 rolls d20 1 + 0 ears = 1 <= armor 4 of white pawn e4",
+        ],
+    }));
+    let text = pgn::export_text(&record).replace('\n', " ");
+    assert!(
+        text.contains("{miss, counter miss; miss: white pawn e4 rolls d20 2"),
+        "{text}"
+    );
+    // An action without effects has no comment.
+    let second = &record.actions[1].human;
+    assert!(text.contains(&format!(" {second} *")), "{text}");
+}
+
+#[test]
 fn a_dice_record_only_for_a_finished_dice_game_with_the_rules_result_only() {
     let (mut record, _) = played(Variant::Drehs, 10);
     assert_eq!(

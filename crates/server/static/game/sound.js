@@ -1,8 +1,9 @@
 // The game page's sounds, synthesised with WebAudio (no sound files to fetch): a move, a
-// capture, check, the game's start and end, and low time. The mute switch is kept in the
-// browser (localStorage). Every sound asked for is also listed in `asked`, played or not
-// (muted, no audio device, a browser that has not let the page play sound yet), which the
-// browser tests read as `window.oddboardSounds` to see which sounds the page meant to play.
+// capture, check, the game's start and end, low time, and a dice attack's hit or miss. The
+// mute switch is kept in the browser (localStorage). Every sound asked for is also listed in
+// `asked`, played or not (muted, no audio device, a browser that has not let the page play
+// sound yet), which the browser tests read as `window.oddboardSounds` to see which sounds the
+// page meant to play.
 
 import { showToTests } from '../test-hook.js';
 
@@ -24,6 +25,10 @@ const SOUNDS = {
   start: [[523, 0, 0.1, 'sine', 0.3], [659, 0.1, 0.1, 'sine', 0.3], [784, 0.2, 0.18, 'sine', 0.3]],
   end: [[784, 0, 0.12, 'sine', 0.3], [659, 0.12, 0.12, 'sine', 0.3], [523, 0.24, 0.25, 'sine', 0.3]],
   low_time: [[1000, 0, 0.08, 'sine', 0.25], [1000, 0.16, 0.08, 'sine', 0.25]],
+  // Davey Drehs' to-hit roll (game/dice.js): a hit lands as a low thud under a sharp crack,
+  // a miss slides away as a falling whistle, so the two are told apart without looking.
+  hit: [[1400, 0, 0.03, 'square', 0.2], [140, 0.01, 0.18, 'triangle', 0.4]],
+  miss: [[700, 0, 0.18, 'sine', 0.2], [420, 0.08, 0.16, 'sine', 0.15]],
 };
 
 export function muted() {

@@ -9,6 +9,7 @@ mod browser;
 mod browser_analysis;
 mod browser_board;
 mod browser_computer;
+mod browser_dice;
 mod browser_game;
 mod browser_glance;
 mod browser_hints;

@@ -1,0 +1,186 @@
+//! Davey Drehs' dice in front (issue 48, static/game/dice.js): a spectator's browser, at a
+//! desktop's size (1280 x 800) and a phone's (390 x 844), watches two players who play over
+//! their sockets. After an attack the roll panel shows its dice inside the window, without
+//! scrolling; it stays when the next move rolls nothing; the move list, the replay page and
+//! the export say the attack's result in words, and the page asked for the hit or the miss
+//! sound. Screenshots: `target/screenshots/dice-1280x800.png`, `dice-390x844.png`.
+
+use super::browser::{screenshots_dir, wait_ply};
+use super::server::{fast_settings, TestServer, Watcher};
+use super::webdriver::{browser_available, Browser, Driver};
+use serde_json::{json, Value};
+
+/// Plays `action` for the side to move and waits until both players' sockets have it.
+async fn play(mover: &mut Watcher, other: &mut Watcher, action: &str) {
+    let ply = mover.ply + 1;
+    mover.act(action).await;
+    mover.read_until(|w| w.ply >= ply).await;
+    other.read_until(|w| w.ply >= ply).await;
+    assert!(mover.errors.is_empty(), "{action}: {:?}", mover.errors);
+}
+
+/// The roll panel once it shows the roll of `ply`: its box and the window's, its dice and
+/// its words.
+async fn panel_at(browser: &mut Browser, ply: usize) -> Value {
+    browser
+        .wait_for(
+            &format!("the roll panel showing ply {ply}"),
+            "const el = document.getElementById('rolls');
+             if (!el || el.hidden || el.dataset.ply !== String(arguments[0])) return null;
+             const r = el.getBoundingClientRect();
+             return { top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                      width: window.innerWidth, height: window.innerHeight,
+                      dice: el.querySelectorAll('svg.die').length, words: el.dataset.words,
+                      strikes: el.querySelectorAll('.strike').length };",
+            json!([ply]),
+        )
+        .await
+}
+
+/// The panel lies wholly inside the window, with its dice and words.
+fn assert_in_view(panel: &Value, size: (u32, u32), when: &str) {
+    let num = |k: &str| panel[k].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        num("top") >= 0.0
+            && num("left") >= 0.0
+            && num("bottom") <= num("height")
+            && num("right") <= num("width"),
+        "{size:?} {when}: the roll panel is not inside the window: {panel}"
+    );
+    assert!(num("dice") >= 1.0 && num("strikes") >= 1.0, "{panel}");
+    let words = panel["words"].as_str().unwrap_or_default();
+    assert!(
+        words.starts_with("hit") || words.starts_with("miss"),
+        "{size:?} {when}: {panel}"
+    );
+}
+
+/// The words beside the attack (ply 3) in the page's move list, once they are there.
+async fn listed_result(browser: &mut Browser) -> String {
+    let words = browser
+        .wait_for(
+            "the attack's result in the move list",
+            "const el = document.querySelector('#moves .move[data-ply=\"3\"] .move-result');
+             return el ? el.textContent.trim() : null;",
+            json!([]),
+        )
+        .await;
+    words.as_str().unwrap_or_default().to_string()
+}
+
+/// The move list, the export (before the effect lines) and the replay page say the attack's
+/// result, `words`, beside the attack (ply 3, `e4xd5`).
+async fn assert_said_in_words(
+    browser: &mut Browser,
+    base: &str,
+    id: &str,
+    words: &str,
+    size: (u32, u32),
+) {
+    // The move list says it in words beside the attack.
+    assert_eq!(listed_result(browser).await, words, "{size:?}");
+
+    // So does the export, before the effect lines.
+    let export = browser
+        .js(
+            "return fetch('/games/' + arguments[0] + '/export').then((r) => r.text());",
+            json!([id]),
+        )
+        .await;
+    let export = export.as_str().unwrap_or_default().replace('\n', " ");
+    assert!(
+        export.contains(&format!("e4xd5 {{{words}; ")),
+        "{size:?}: {words} not in {export}"
+    );
+
+    // And the replay page, in its move list and its panel.
+    browser.goto(&format!("{base}/replay/{id}")).await;
+    assert_eq!(listed_result(browser).await, words, "{size:?}");
+    // It opens at the last position, after the move without dice: the panel shows the attack.
+    let panel = browser
+        .wait_for(
+            "the roll panel on the replay page",
+            "const el = document.getElementById('rolls');
+             return el && !el.hidden ? [el.dataset.ply, el.dataset.words] : null;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(panel, json!(["3", words]), "{size:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
+    if !browser_available() {
+        return;
+    }
+    let server = TestServer::start(fast_settings()).await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let profile = std::env::temp_dir().join(format!(
+        "oddboard-browser-dice-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut browser = driver.session(&profile).await;
+    for size in [(1280, 800), (390, 844)] {
+        browser.set_window(size.0, size.1).await;
+        let mut alice = server.guest().await;
+        let mut bob = server.guest().await;
+        let id = alice.create_game("drehs", Value::Null, "white").await;
+        bob.accept(&id).await;
+        let mut white = alice.watch(&id).await;
+        let mut black = bob.watch(&id).await;
+        white.read_until(|w| w.status == "active").await;
+        browser.goto(&format!("{base}/game/{id}")).await;
+        browser
+            .wait_for(
+                "the game page with the game under way",
+                "const g = window.oddboard && window.oddboard.game; return !!g && g.status === 'active';",
+                json!([]),
+            )
+            .await;
+        // e4xd5 is an attack at once, whatever the dice say.
+        play(&mut white, &mut black, "e2e4").await;
+        play(&mut black, &mut white, "d7d5").await;
+        play(&mut white, &mut black, "e4xd5").await;
+        wait_ply(&mut browser, 3).await;
+        let panel = panel_at(&mut browser, 3).await;
+        browser
+            .screenshot(&screenshots_dir().join(format!("dice-{}x{}.png", size.0, size.1)))
+            .await;
+        assert_in_view(&panel, size, "after the attack");
+        let words = panel["words"].as_str().unwrap_or_default().to_string();
+        let verdict = if words.starts_with("hit") {
+            "hit"
+        } else {
+            "miss"
+        };
+        let sounds = browser
+            .js("return window.oddboardSounds || []", json!([]))
+            .await;
+        assert!(
+            sounds
+                .as_array()
+                .is_some_and(|s| s.contains(&json!(verdict))),
+            "{size:?}: {words} should sound as a {verdict}: {sounds}"
+        );
+
+        // Black's answer rolls nothing: the panel still shows the attack.
+        let quiet = black
+            .legal
+            .iter()
+            .find(|a| a.len() == 4 && !a.contains('x'))
+            .cloned()
+            .unwrap_or_else(|| panic!("no plain move in {:?}", black.legal));
+        play(&mut black, &mut white, &quiet).await;
+        wait_ply(&mut browser, 4).await;
+        let panel = panel_at(&mut browser, 3).await;
+        assert_in_view(&panel, size, "after a move without dice");
+        assert_eq!(panel["words"], json!(words));
+
+        assert_said_in_words(&mut browser, &base, &id, &words, size).await;
+    }
+    browser.quit().await;
+    drop(driver);
+    let _ = std::fs::remove_dir_all(&profile);
+    server.stop().await;
+}
