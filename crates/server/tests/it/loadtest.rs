@@ -98,8 +98,11 @@ async fn the_load_tool_paces_multiplexed_games() {
     let games_played = games as f64 + report.games_finished as f64;
     let most = rate * report.seconds + games_played;
     assert!(report.moves as f64 <= most, "at most {most}: {report}");
-    // The two pairs' multiplexed sockets and the two games against the computer.
-    assert_eq!(report.connections_held, 6, "{report}");
+    // The two pairs' multiplexed sockets and the two games against the computer. A game
+    // against the computer that ends is followed by a new one, and between the two (its socket
+    // closed, the next not yet open) it holds no socket: on a fast machine its games are short,
+    // so the count read at the end may miss one or both of them, never more.
+    assert!((4..=6).contains(&report.connections_held), "{report}");
     server.stop().await;
 }
 
