@@ -3,9 +3,14 @@
 // second until done, drawing the engine's score after every ply as a small SVG graph (White's
 // view, clamped at ±10 pawns, a mate at the clamp), the best line at the ply shown, and the
 // moves where the score fell most for the side that played them. Clicking the graph or a
-// listed move jumps there; the graph is also a keyboard slider over the plies.
+// listed move jumps there; the graph is also a keyboard slider over the plies. While the
+// panel is open, the board shows the engine's best action at the ply shown as an arrow, and
+// the move list marks inaccuracies, mistakes and blunders (marks.js, thresholds in
+// docs/protocol.md "Analysis"); closing the panel takes both away with the rest of the help.
 
+import { parseActions } from './board-actions.js';
 import { api } from './common.js';
+import { moveMarks } from './marks.js';
 
 /**
  * The engine's score of a position, from White's side: centipawns, a mate in so many moves
@@ -14,8 +19,9 @@ import { api } from './common.js';
  */
 
 /**
- * A ply of the analysis report: null until it is evaluated.
- * @typedef {{ score: Score, depth: number, pv: string[], best: string | null } | null} PlyEntry
+ * A ply of the analysis report: null until it is evaluated. `best_machine` is `best` in
+ * machine notation, which the board's arrow is read from.
+ * @typedef {{ score: Score, depth: number, pv: string[], best: string | null, best_machine: string | null } | null} PlyEntry
  */
 
 /**
@@ -26,6 +32,12 @@ import { api } from './common.js';
 /**
  * `GET /api/games/{id}/analysis`.
  * @typedef {{ status: string, analysed: number, nodes_per_position: number, plies: PlyEntry[], drops: Drop[] }} Report
+ */
+
+/**
+ * The game the panel is about, as the replay page holds it: its board view, its positions
+ * (start first), its actions and the move list they are shown in.
+ * @typedef {{ board: import('./board.js').BoardView, snapshots: import('./types.js').Snapshot[], moves: import('./types.js').MoveView[], list: HTMLElement }} PanelGame
  */
 
 /**
@@ -76,19 +88,59 @@ function svgElement(name, attributes) {
   return el;
 }
 
-/// The panel. `elements` are the page's nodes, `jump(ply)` shows a ply, `plies` is how many
-/// positions the game has (its actions plus the start).
+/// The arrow of an action in machine notation on `snapshot`'s boards, read as the board reads
+/// a click's action; none for an action without two squares (a pass) or no action at all.
+/**
+ * @param {import('./types.js').Snapshot} snapshot
+ * @param {string | null} machine
+ * @returns {{ board: string, from: string, to: string }[]}
+ */
+export function bestArrows(snapshot, machine) {
+  if (!snapshot || !machine) return [];
+  const [action] = parseActions({ boards: snapshot.boards, legal_actions: [machine] }).board;
+  return action ? [{ board: action.board, from: action.from, to: action.to }] : [];
+}
+
+/// Marks each move of `list` (the replay's move list, `.move[data-ply]` buttons) with its
+/// mark, after taking away the marks of an earlier call: the panel marks the same list again
+/// on every poll, and the list is not redrawn for it (a focused move keeps its focus).
+/**
+ * @param {HTMLElement} list
+ * @param {(import('./marks.js').Mark | null)[]} marks by ply
+ */
+function markMoves(list, marks) {
+  for (const old of list.querySelectorAll('.move-mark')) old.remove();
+  for (const move of /** @type {NodeListOf<HTMLElement>} */ (list.querySelectorAll('.move[data-ply]'))) {
+    const label = move.getAttribute('aria-label');
+    if (label && move.dataset.label === undefined) move.dataset.label = label;
+    const mark = marks[Number(move.dataset.ply)];
+    delete move.dataset.mark;
+    if (move.dataset.label !== undefined) move.setAttribute('aria-label', move.dataset.label);
+    if (!mark) continue;
+    const span = document.createElement('span');
+    span.className = `move-mark ${mark.name}`;
+    span.textContent = mark.symbol;
+    span.title = mark.name;
+    move.appendChild(span);
+    move.dataset.mark = mark.symbol;
+    if (move.dataset.label !== undefined) move.setAttribute('aria-label', `${move.dataset.label}, ${mark.name}`);
+  }
+}
+
+/// The panel. `elements` are the page's nodes, `jump(ply)` shows a ply, `game` what the page
+/// shows of the game (its positions are the plies: its actions plus the start).
 /**
  * @param {string} gameId
  * @param {PanelElements} elements
  * @param {(ply: number) => void} jump
- * @param {number} plies
- * @returns {{ show(ply: number): void }}
+ * @param {PanelGame} game
+ * @returns {{ show(ply: number): void, report(): Report | null }}
  */
-export function analysisPanel(gameId, elements, jump, plies) {
+export function analysisPanel(gameId, elements, jump, game) {
   /** @type {{ report: Report | null, ply: number, timer: ReturnType<typeof setTimeout> | null }} */
   const panel = { report: null, ply: 0, timer: null };
   const { section, button, body, status, graph, line, drops } = elements;
+  const plies = game.snapshots.length;
   /** @param {number} ply */
   const x = (ply) => PAD + (plies > 1 ? (ply * (WIDTH - 2 * PAD)) / (plies - 1) : 0);
   /** @param {number} cp */
@@ -172,10 +224,22 @@ export function analysisPanel(gameId, elements, jump, plies) {
     }
   }
 
+  /// The board's arrow and the move list's marks: only while the panel is open, as the rest.
+  function drawBoardHelp() {
+    const open = !body.hidden && !!panel.report;
+    const entry = open ? panel.report.plies[panel.ply] : null;
+    game.board.setArrows(entry ? bestArrows(game.snapshots[panel.ply], entry.best_machine) : []);
+    const marks = open
+      ? moveMarks(panel.report.plies, game.moves.map((m) => m.machine), game.snapshots.slice(0, -1).map((s) => s.turn))
+      : [];
+    markMoves(game.list, marks);
+  }
+
   function draw() {
     drawGraph();
     drawLine();
     drawDrops();
+    drawBoardHelp();
   }
 
   async function poll() {
@@ -206,6 +270,7 @@ export function analysisPanel(gameId, elements, jump, plies) {
     body.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
     button.textContent = open ? 'Hide the analysis' : 'Show the engine analysis';
+    drawBoardHelp();
     if (open && !panel.report && !panel.timer) {
       button.disabled = true;
       status.textContent = 'Starting the analysis…';
@@ -220,6 +285,11 @@ export function analysisPanel(gameId, elements, jump, plies) {
     show(ply) {
       panel.ply = ply;
       if (!body.hidden) draw();
+      else drawBoardHelp();
+    },
+    /// What the server last answered, for the browser tests (replay.js shows its state).
+    report() {
+      return panel.report;
     },
   };
 }

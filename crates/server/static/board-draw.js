@@ -79,7 +79,8 @@ export function pieceName(p) {
 }
 
 /// The `<svg>` inner markup of a board: rows of cells, then the hidden layers (coordinates,
-/// hole marks, highlights, pieces, targets and the keyboard focus ring), in drawing order.
+/// hole marks, highlights, pieces, arrows, targets and the keyboard focus ring), in drawing
+/// order.
 /**
  * @param {BoardSpec} board
  * @param {PlacedPiece[]} pieces the pieces on this board
@@ -125,7 +126,33 @@ export function boardMarkup(board, pieces, orientation) {
     + `<g class="hole-marks" aria-hidden="true">${holeMarks.join('')}</g>`
     + '<g class="marks" aria-hidden="true"></g>'
     + `<g class="pieces" aria-hidden="true">${pieceMarks}</g>`
+    + '<g class="arrows" aria-hidden="true"></g>'
     + '<g class="targets" aria-hidden="true"></g><g class="focus-layer" aria-hidden="true"></g>';
+}
+
+/// The outline of an arrow from the centre of the cell at `from` to the centre of the cell
+/// at `to` (cells' top-left corners, board units), as one closed path: a shaft 16 units
+/// wide and a head 44 wide and 36 long, its tip short of the target's centre so the piece
+/// there stays readable. One filled shape rather than a line with an SVG marker: a marker
+/// needs an id, and a page may draw several boards (ids would clash).
+/**
+ * @param {[number, number]} from
+ * @param {[number, number]} to
+ * @returns {string} the path's `d`, or '' when both are the same cell
+ */
+export function arrowPath(from, to) {
+  const [x1, y1] = [from[0] + CELL / 2, from[1] + CELL / 2];
+  const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
+  const length = Math.hypot(dx, dy);
+  if (length === 0) return '';
+  const [ux, uy] = [dx / length, dy / length]; // along the arrow
+  const [nx, ny] = [-uy, ux]; // across it
+  const tip = length - CELL * 0.2;
+  const neck = Math.max(0, tip - 36);
+  /** @type {[number, number][]} */
+  const corners = [[8, 0], [8, neck], [22, neck], [0, tip], [-22, neck], [-8, neck], [-8, 0]];
+  const points = corners.map(([across, along]) => `${(x1 + nx * across + ux * along).toFixed(1)} ${(y1 + ny * across + uy * along).toFixed(1)}`);
+  return `M${points.join(' L')} Z`;
 }
 
 /// The position of a square's cell, or null when the board has no such square.

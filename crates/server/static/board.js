@@ -12,10 +12,11 @@
 // once the turn comes is `premoveActions`. A new position that follows the shown one by one
 // action slides the moved pieces from where they stood (a Web Animation of the piece group's
 // CSS transform): the DOM holds the new position at once, so neither input nor what tests
-// read waits for it.
+// read waits for it. A page may also draw arrows on the boards (`setArrows`: the replay's
+// engine best move), kept across redraws until it sets others.
 
 import { actionsBetween, parseActions } from './board-actions.js';
-import { boardMarkup, boardName, CELL, legendElement, squarePos } from './board-draw.js';
+import { arrowPath, boardMarkup, boardName, CELL, legendElement, squarePos } from './board-draw.js';
 import { ROLE_NAMES } from './pieces.js';
 
 export { parseActions, squareIndex } from './board-actions.js';
@@ -35,6 +36,12 @@ export { parseActions, squareIndex } from './board-actions.js';
 /**
  * A piece that an action moved on its board.
  * @typedef {{ board: string, from: string, to: string }} Moved
+ */
+
+/**
+ * An arrow drawn on a board from one square to another (`setArrows`); `board` is the board
+ * both squares are on, found from the squares' names when not given.
+ * @typedef {{ board?: string, from: string, to: string }} Arrow
  */
 
 /**
@@ -152,6 +159,8 @@ export class BoardView {
     this.lastAnimation = []; // what the last update slid, for the tests
     /** @type {Map<string, SVGSVGElement>} */
     this.svgs = null;
+    /** @type {Arrow[]} */
+    this.arrows = [];
     /** @type {number} */
     this.laidOutWidth = undefined;
     // For the browser tests, which find a page's boards from their container: a page may have
@@ -229,6 +238,32 @@ export class BoardView {
     if (this.snapshot) this.highlight();
   }
 
+  /// Draws these arrows, and no others, on the boards: they stay through new positions and
+  /// redraws until the page sets others (an empty list takes them away).
+  /** @param {Arrow[]} arrows */
+  setArrows(arrows) {
+    this.arrows = arrows || [];
+    if (this.snapshot && this.svgs) this.drawArrows();
+  }
+
+  /// The arrows' layer of each board. An arrow whose squares are not both on one board of
+  /// this position (a Duel placement from the side board) is left out: it has no line to draw.
+  drawArrows() {
+    for (const [id, svg] of this.svgs) {
+      const board = this.boardOf(id);
+      const paths = [];
+      for (const arrow of this.arrows) {
+        const on = arrow.board || this.parsed.index.get(arrow.from);
+        if (on !== id || this.parsed.index.get(arrow.to) !== id) continue;
+        const from = squarePos(board, arrow.from, this.orientation);
+        const to = squarePos(board, arrow.to, this.orientation);
+        const d = from && to ? arrowPath(from, to) : '';
+        if (d) paths.push(`<path class="arrow" data-board="${id}" data-from="${arrow.from}" data-to="${arrow.to}" d="${d}"/>`);
+      }
+      svg.querySelector('.arrows').innerHTML = paths.join('');
+    }
+  }
+
   /// The legal actions of `rules` from `p.from` to `p.to` on `p.board`, found as a click
   /// finds them, the most ordinary first (a plain move before a teleport, a queen first).
   /**
@@ -268,6 +303,7 @@ export class BoardView {
     this.layout();
     this.placeTabStops();
     this.highlight();
+    this.drawArrows();
     if (hadFocus) this.focusCell(this.focus, false);
   }
 

@@ -3,7 +3,8 @@
 // for Davey Drehs, the roll log with the dice verified in the browser: the seed must hash
 // (SHA-256) to the published commitment, and every roll must be what HMAC-SHA256(seed,
 // game_id ‖ index) gives (docs/rules/drehs.md), recomputed here with WebCrypto. The engine
-// analysis panel is analysis.js.
+// analysis panel, with the best move's arrow on the board and the marks in the move list, is
+// analysis.js.
 
 import { analysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
@@ -39,7 +40,7 @@ const gameId = root.dataset.gameId;
 
 const board = new BoardView($('boards'), {});
 const dice = new DicePanel($('rolls'));
-/** @type {{ data: Replay | null, ply: number, flipped: boolean, analysis: { show(ply: number): void } | null }} */
+/** @type {{ data: Replay | null, ply: number, flipped: boolean, analysis: ReturnType<typeof analysisPanel> | null }} */
 const state = { data: null, ply: 0, flipped: false, analysis: null };
 showToTests('oddboard', state);
 
@@ -117,7 +118,7 @@ async function load() {
   state.analysis = analysisPanel(gameId, {
     section: $('analysis'), button: $('analysis-toggle'), body: $('analysis-body'), status: $('analysis-status'),
     graph: $('analysis-graph'), line: $('analysis-line'), drops: $('analysis-drops'),
-  }, show, d.snapshots.length);
+  }, show, { board, snapshots: d.snapshots, moves: d.actions, list: $('moves') });
   const over = d.status === 'finished' || d.status === 'aborted';
   /** @type {HTMLButtonElement} */ ($('analysis-toggle')).disabled = !over;
   if (!over) $('analysis-toggle').title = 'A game can be analysed once it is over.';
