@@ -18,7 +18,7 @@ fn screenshots_dir() -> PathBuf {
 }
 
 /// A Suicide game of `plies` plies that Black then resigns; its id and number of actions.
-async fn finished_game(server: &TestServer, plies: u64) -> (String, usize) {
+pub(super) async fn finished_game(server: &TestServer, plies: u64) -> (String, usize) {
     let mut alice = server.guest().await;
     let mut bob = server.guest().await;
     let game_id = start_game(&mut alice, &mut bob, "suicide", Value::Null).await;
@@ -30,6 +30,28 @@ async fn finished_game(server: &TestServer, plies: u64) -> (String, usize) {
     let record = stored_record_once(server, &game_id, |r| r["status"] == "finished").await;
     let actions = record["actions"].as_array().map_or(0, Vec::len);
     (game_id, actions)
+}
+
+/// A browser on the replay of `game_id`, once it is loaded: its driver, the browser and the
+/// browser's profile folder (the caller removes it when done).
+pub(super) async fn open_replay(server: &TestServer, game_id: &str) -> (Driver, Browser, PathBuf) {
+    let driver = Driver::start().await;
+    let profile = std::env::temp_dir().join(format!(
+        "oddboard-analysis-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut browser = driver.session(&profile).await;
+    browser
+        .goto(&format!("http://{}/replay/{game_id}", server.addr))
+        .await;
+    browser
+        .wait_for(
+            "the replay",
+            "return document.getElementById('replay').dataset.loaded",
+            json!([]),
+        )
+        .await;
+    (driver, browser, profile)
 }
 
 /// The text of the best line shown, once it is for `ply`.
@@ -80,22 +102,7 @@ async fn the_replay_page_shows_the_analysis_graph_and_best_line() {
     // reads what the cache holds and the browser's waits are about the page alone.
     analysis_when_done(&mut server.client(), &game_id).await;
 
-    let driver = Driver::start().await;
-    let profile = std::env::temp_dir().join(format!(
-        "oddboard-analysis-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut browser = driver.session(&profile).await;
-    browser
-        .goto(&format!("http://{}/replay/{game_id}", server.addr))
-        .await;
-    browser
-        .wait_for(
-            "the replay",
-            "return document.getElementById('replay').dataset.loaded",
-            json!([]),
-        )
-        .await;
+    let (driver, mut browser, profile) = open_replay(&server, &game_id).await;
     let hidden = browser
         .js(
             "return document.getElementById('analysis-body').hidden",

@@ -14,6 +14,7 @@ mod browser_game;
 mod browser_glance;
 mod browser_hints;
 mod browser_lobby;
+mod browser_marks;
 mod browser_profile;
 mod browser_seek_form;
 mod browser_site;
