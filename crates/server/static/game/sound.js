@@ -84,11 +84,15 @@ export function play(name) {
   }
 }
 
-/// Wires a button to the mute switch; its text says the state ("Sound on", "Sound off").
+/// Wires a button to the mute switch. Its text says what a press does ("Turn sound off",
+/// "Turn sound on"), as chat's switch beside it does ("Turn chat off"): read side by side, a
+/// state on one and an action on the other left "Sound on" ambiguous. No aria-pressed: a
+/// toggle's pressed state goes with a label that stays the same, and this one changes (a
+/// reader would hear "Turn sound on, pressed"); its name is its text, as chat's is.
 /** @param {HTMLButtonElement} button */
 export function wireSoundToggle(button) {
   const show = () => {
-    button.textContent = muted() ? 'Sound off' : 'Sound on';
+    button.textContent = muted() ? 'Turn sound on' : 'Turn sound off';
   };
   button.addEventListener('click', () => {
     setMuted(!muted());
