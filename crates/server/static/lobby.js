@@ -655,7 +655,27 @@ $('friend-copy').addEventListener('click', async () => {
 // Open challenge links and games in progress ---------------------------------------------------
 const liveBoards = new LiveBoards($('live-boards'), vname);
 
+/// "Your games": the signed-in player's games in progress, as the server drew them into the
+/// page (pages.rs `your_games`, the same markup), redrawn here so that a game that ends or
+/// starts while the lobby is open shows; hidden when there is none.
+async function yourGames() {
+  const me = myName();
+  if (!me) return;
+  const mine = await api(`/api/users/${encodeURIComponent(me)}/games?per_page=20`);
+  const items = mine.games
+    .filter((/** @type {import('./types.js').GameSummary} */ g) => g.status === 'active')
+    .map((/** @type {import('./types.js').GameSummary} */ g) => {
+      const opponent = (g.white_name || '').toLowerCase() === me.toLowerCase() ? g.black_name : g.white_name;
+      return `<li><a href="/game/${esc(g.game_id)}">${esc(vname(g.variant))} against ${esc(opponent || '')}</a></li>`;
+    }).join('');
+  const list = $('your-games-list');
+  if (list.innerHTML !== items) list.innerHTML = items; // unchanged: keep focus and the DOM
+  $('your-games').hidden = !items;
+}
+
 async function refresh() {
+  // Its own failure (say the player's session ended) leaves the rest of the lobby refreshing.
+  yourGames().catch(() => {});
   try {
     const waiting = await api('/api/games?status=waiting&limit=50');
     $('open-list').innerHTML = waiting.games.map((/** @type {import('./types.js').GameSummary} */ g) => {

@@ -236,10 +236,46 @@ fn quick_mode(registered: bool) -> (&'static str, &'static str) {
     }
 }
 
+/// How many of a player's newest games the lobby looks through for the ones in progress
+/// ("Your games"); the script's refresh reads the same page of `GET /api/users/{name}/games`.
+const YOUR_GAMES_SCAN: i64 = 20;
+
+/// "Your games": links to `me`'s games in progress among `games`, each with its variant and
+/// opponent, drawn by the server so that the section is there from the first paint (nothing
+/// moves below it when the script starts). The script redraws it with the same markup
+/// (lobby.js `yourGames`). Empty when there is none: the section is then hidden.
+fn your_games(me: &str, games: &[crate::store::GameSummary]) -> String {
+    use crate::store::GameStatus;
+    games
+        .iter()
+        .filter(|g| g.status == GameStatus::Active)
+        .map(|g| {
+            let white = g.white_name.as_deref().unwrap_or("");
+            let black = g.black_name.as_deref().unwrap_or("");
+            let opponent = if white.eq_ignore_ascii_case(me) {
+                black
+            } else {
+                white
+            };
+            format!(
+                "<li><a href=\"/game/{}\">{} against {}</a></li>",
+                g.game_id,
+                escape(g.variant.display_name()),
+                escape(opponent)
+            )
+        })
+        .collect()
+}
+
 /// The lobby's body, with its counts (`GET /api/lobby/stats`, "–" when the lobby cannot
-/// say) drawn in, so the script's first read of them changes nothing on the screen, and the
-/// quick pairing's rated or casual choice for a `registered` player ([`quick_mode`]).
-fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>, registered: bool) -> String {
+/// say) drawn in, so the script's first read of them changes nothing on the screen, the
+/// quick pairing's rated or casual choice for a `registered` player ([`quick_mode`]), and
+/// the player's games in progress (`yours`, from [`your_games`]).
+fn lobby_body(
+    stats: Option<crate::game::lobby::LobbyStats>,
+    registered: bool,
+    yours: &str,
+) -> String {
     let values = lobby_bounds();
     let (mode, rated) = quick_mode(registered);
     let count = |n: Option<usize>| n.map_or_else(|| "–".to_string(), |n| n.to_string());
@@ -251,6 +287,11 @@ fn lobby_body(stats: Option<crate::game::lobby::LobbyStats>, registered: bool) -
         ("games_in_play", games.as_str()),
         ("quick_mode", mode),
         ("quick_rated", rated),
+        ("your_games", yours),
+        (
+            "your_games_hidden",
+            if yours.is_empty() { " hidden" } else { "" },
+        ),
     ]);
     fill(LOBBY, &pairs)
 }
@@ -313,11 +354,22 @@ fn player_body(name: &str, viewer: &MaybeUser) -> String {
 async fn lobby(State(state): State<AppState>, user: MaybeUser) -> Response {
     let stats = state.lobby.stats().await.ok();
     let registered = user.0.as_ref().is_some_and(|u| !u.is_guest);
+    // A player's own games in progress lead the lobby, guests' too (they play as well). A
+    // store that cannot answer leaves the section out; the script's refresh fills it later.
+    let yours = match &user.0 {
+        Some(me) => state
+            .store
+            .user_games(&me.username, None, None, YOUR_GAMES_SCAN, 0)
+            .await
+            .map(|games| your_games(&me.username, &games))
+            .unwrap_or_default(),
+        None => String::new(),
+    };
     page(
         &state,
         "Lobby",
         &user,
-        &lobby_body(stats, registered),
+        &lobby_body(stats, registered, &yours),
         "lobby.js",
     )
 }
@@ -446,7 +498,7 @@ mod tests {
         let id = Uuid::nil();
         let signed_out = MaybeUser(None);
         for body in [
-            lobby_body(None, false),
+            lobby_body(None, false, ""),
             game_body(id),
             replay_body(id),
             player_body("<alice>", &signed_out),
@@ -475,7 +527,7 @@ mod tests {
 
     #[test]
     fn the_lobby_clock_inputs_carry_the_servers_bounds() {
-        let body = lobby_body(None, false);
+        let body = lobby_body(None, false, "");
         for input in [
             r#"id="seek-minutes" type="number" required min="0" max="180" step="1""#,
             r#"id="seek-increment" type="number" required min="0" max="180" step="1""#,
@@ -517,19 +569,19 @@ mod tests {
             players_online: 7,
             games_in_play: 3,
         };
-        let body = lobby_body(Some(stats), false);
+        let body = lobby_body(Some(stats), false, "");
         assert!(body.contains(r#"<span id="players-online">7</span>"#));
         assert!(body.contains(r#"<span id="games-in-play">3</span>"#));
-        assert!(lobby_body(None, false).contains(r#"<span id="players-online">–</span>"#));
+        assert!(lobby_body(None, false, "").contains(r#"<span id="players-online">–</span>"#));
     }
 
     #[test]
     fn quick_pairing_offers_rated_to_registered_players_only() {
-        let registered = lobby_body(None, true);
+        let registered = lobby_body(None, true, "");
         assert!(registered.contains(r#"id="quick-grid" class="quick-grid" data-rated="true""#));
         assert!(registered.contains(r#"id="quick-rated" checked"#));
         assert!(registered.contains(r#"id="quick-casual""#));
-        let guest = lobby_body(None, false);
+        let guest = lobby_body(None, false, "");
         assert!(guest.contains(r#"data-rated="false""#));
         assert!(!guest.contains("quick-rated") && guest.contains("Casual games"));
     }

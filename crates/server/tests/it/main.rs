@@ -18,6 +18,7 @@ mod browser_marks;
 mod browser_profile;
 mod browser_seek_form;
 mod browser_site;
+mod browser_small;
 mod browser_turn;
 mod browser_variants;
 mod built_in_client;
