@@ -6,8 +6,9 @@
 //! sound. Screenshots: `target/screenshots/dice-1280x800.png`, `dice-390x844.png`.
 
 use super::browser::{screenshots_dir, wait_ply};
-use super::server::{fast_settings, TestServer, Watcher};
-use super::webdriver::{browser_available, Browser, Driver};
+use super::browser_site::start_site;
+use super::server::Watcher;
+use super::webdriver::Browser;
 use serde_json::{json, Value};
 
 /// Plays `action` for the side to move and waits until both players' sockets have it.
@@ -110,17 +111,10 @@ async fn assert_said_in_words(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
-    if !browser_available() {
+    let Some((server, base, mut session)) = start_site("browser-dice").await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profile = std::env::temp_dir().join(format!(
-        "oddboard-browser-dice-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut browser = driver.session(&profile).await;
+    };
+    let browser = &mut session.browser;
     for size in [(1280, 800), (390, 844)] {
         browser.set_window(size.0, size.1).await;
         let mut alice = server.guest().await;
@@ -142,8 +136,8 @@ async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
         play(&mut white, &mut black, "e2e4").await;
         play(&mut black, &mut white, "d7d5").await;
         play(&mut white, &mut black, "e4xd5").await;
-        wait_ply(&mut browser, 3).await;
-        let panel = panel_at(&mut browser, 3).await;
+        wait_ply(browser, 3).await;
+        let panel = panel_at(browser, 3).await;
         browser
             .screenshot(&screenshots_dir().join(format!("dice-{}x{}.png", size.0, size.1)))
             .await;
@@ -172,15 +166,13 @@ async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
             .cloned()
             .unwrap_or_else(|| panic!("no plain move in {:?}", black.legal));
         play(&mut black, &mut white, &quiet).await;
-        wait_ply(&mut browser, 4).await;
-        let panel = panel_at(&mut browser, 3).await;
+        wait_ply(browser, 4).await;
+        let panel = panel_at(browser, 3).await;
         assert_in_view(&panel, size, "after a move without dice");
         assert_eq!(panel["words"], json!(words));
 
-        assert_said_in_words(&mut browser, &base, &id, &words, size).await;
+        assert_said_in_words(browser, &base, &id, &words, size).await;
     }
-    browser.quit().await;
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profile);
+    session.end().await;
     server.stop().await;
 }

@@ -10,9 +10,9 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::wait_ply;
-use super::browser_site::sign_in_as_guest;
-use super::server::{fast_settings, Player, TestServer, Watcher};
-use super::webdriver::{browser_available, Browser, Driver};
+use super::browser_site::{sign_in_as_guest, start_site};
+use super::server::{Player, Watcher};
+use super::webdriver::Browser;
 use serde_json::{json, Value};
 
 /// The captured black pieces' outline and body against what they sit on: the contrast ratio
@@ -222,19 +222,14 @@ async fn lobby_drops_the_ended_game(browser: &mut Browser, base: &str, white: &m
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_small_fixes_your_games_no_clock_switches_and_dark_captures() {
-    if !browser_available() {
+    let Some((server, base, mut session)) = start_site("small").await else {
         return;
-    }
-    let server = TestServer::start(fast_settings()).await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let profile =
-        std::env::temp_dir().join(format!("oddboard-small-{}", uuid::Uuid::new_v4().simple()));
-    let mut browser = driver.session(&profile).await;
+    };
+    let browser = &mut session.browser;
     browser.set_window(1280, 800).await;
 
     // A guest in the browser; no game yet, so no "Your games".
-    sign_in_as_guest(&mut browser, &base).await;
+    sign_in_as_guest(browser, &base).await;
     let hidden = browser
         .js(
             "return document.getElementById('your-games').hidden",
@@ -244,16 +239,14 @@ async fn the_small_fixes_your_games_no_clock_switches_and_dark_captures() {
     assert_eq!(hidden, json!(true), "'Your games' shown with no game");
 
     let mut white_player = server.guest().await;
-    let game_id = guest_accepts_a_game(&mut browser, &mut white_player).await;
-    your_games_drawn(&mut browser, &base, &game_id, &white_player.name).await;
-    assert_no_serious_violations(&mut browser, "the lobby with 'Your games'").await;
-    no_clock_disables_the_clock(&mut browser).await;
-    switches_say_what_they_do(&mut browser, &base, &game_id).await;
-    let mut white = captured_black_pawn_shows(&mut browser, &white_player, &game_id).await;
-    lobby_drops_the_ended_game(&mut browser, &base, &mut white).await;
+    let game_id = guest_accepts_a_game(browser, &mut white_player).await;
+    your_games_drawn(browser, &base, &game_id, &white_player.name).await;
+    assert_no_serious_violations(browser, "the lobby with 'Your games'").await;
+    no_clock_disables_the_clock(browser).await;
+    switches_say_what_they_do(browser, &base, &game_id).await;
+    let mut white = captured_black_pawn_shows(browser, &white_player, &game_id).await;
+    lobby_drops_the_ended_game(browser, &base, &mut white).await;
 
-    browser.quit().await;
-    drop(driver);
-    let _ = std::fs::remove_dir_all(&profile);
+    session.end().await;
     server.stop().await;
 }
