@@ -112,13 +112,13 @@ pub enum LobbyClientMsg {
 
 /// A frame that is not a lobby message: its `ref` (if it could be read, so that the error
 /// answers it), the code (`bad_message` or `unknown_message`) and what is wrong.
-pub type Refusal = (Option<Value>, &'static str, String);
+pub type BadFrame = (Option<Value>, &'static str, String);
 
 /// Parses a lobby frame into its `ref` (if any) and its message.
 ///
 /// # Errors
-/// The frame is not a lobby message: see [`Refusal`].
-pub fn parse_lobby_msg(text: &str) -> Result<(Option<Value>, LobbyClientMsg), Refusal> {
+/// The frame is not a lobby message: see [`BadFrame`].
+pub fn parse_lobby_msg(text: &str) -> Result<(Option<Value>, LobbyClientMsg), BadFrame> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| (None, "bad_message", format!("not JSON: {e}")))?;
     parse_lobby_value(value)
@@ -128,7 +128,7 @@ pub fn parse_lobby_msg(text: &str) -> Result<(Option<Value>, LobbyClientMsg), Re
 ///
 /// # Errors
 /// As [`parse_lobby_msg`].
-pub fn parse_lobby_value(value: Value) -> Result<(Option<Value>, LobbyClientMsg), Refusal> {
+pub fn parse_lobby_value(value: Value) -> Result<(Option<Value>, LobbyClientMsg), BadFrame> {
     let Value::Object(mut fields) = value else {
         return Err((None, "bad_message", "a message is a JSON object".into()));
     };
