@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STATIC } from './fixtures.mjs';
 
-const { acceptorColour, challengeText } = await import(new URL('game/challenge.js', STATIC));
+const { acceptorColour, challengeText, seatName } = await import(new URL('game/challenge.js', STATIC));
 
 /** A waiting game as the snapshot gives it, with only the fields the panel reads. */
 const waiting = (fields = {}) => ({
@@ -38,4 +38,24 @@ test('the creator reads their own terms', () => {
 
 test('a game under way or over is no challenge', () => {
   for (const status of ['active', 'finished', 'aborted']) assert.equal(challengeText(waiting({ status }), 'bob', 'd'), null);
+});
+
+test('the bars of an open challenge name the challenger and the open seat', () => {
+  // alice chose White: her name on White's bar, for her and for the friend alike.
+  for (const me of ['alice', 'bob', null]) {
+    assert.equal(seatName(waiting({ white: null, black: null }), 'white', me === 'alice', me), 'alice (white)');
+    assert.equal(seatName(waiting({ white: null, black: null }), 'black', me !== 'alice', me), 'Waiting for an opponent (black)');
+  }
+  // Colours drawn at the start: the challenger on their own bottom bar, on the friend's top one.
+  const random = waiting({ color_choice: 'random', white: null, black: null });
+  assert.equal(seatName(random, 'white', true, 'alice'), 'alice (colour drawn at the start)');
+  assert.equal(seatName(random, 'black', false, 'alice'), 'Waiting for an opponent');
+  assert.equal(seatName(random, 'black', false, 'bob'), 'alice (colour drawn at the start)');
+  assert.equal(seatName(random, 'white', true, 'bob'), 'Waiting for an opponent');
+});
+
+test('a seated player is named on their colour once the game starts', () => {
+  const started = waiting({ status: 'active', white: 'alice', black: 'bob' });
+  assert.equal(seatName(started, 'black', false, 'alice'), 'bob (black)');
+  assert.equal(seatName(waiting({ status: 'active', white: 'alice', black: null }), 'black', true, null), '… (black)');
 });

@@ -66,6 +66,11 @@ export { parseActions, squareIndex } from './board-actions.js';
  */
 
 const ANIMATION_MS = 150;
+/// Squares smaller than this on screen (CSS pixels; Chad's on a phone, about 28-33) are too
+/// small for a fingertip to hit for sure (touch guidelines ask 44-48): a tap there only
+/// proposes the move, and a second tap on the same square (or Play) plays it. 8x8 boards on a
+/// phone have 42 px squares or more and play at the first tap, as on lichess.
+const CONFIRM_BELOW_PX = 40;
 /// More pieces than this changing place is no single action to animate (a resynchronisation).
 const MAX_ANIMATED = 4;
 
@@ -143,6 +148,9 @@ export class BoardView {
     this.teleport = false; // whether the selected piece's teleports are offered instead of its moves
     /** @type {BoardAction[] | null} */
     this.pending = null; // candidates of an open picker
+    /** @type {{ from: string, to: string } | null} */
+    this.confirming = null; // a move proposed by a touch on a small square, played by a second tap
+    this.touchTap = false; // whether the click being handled came from a finger or a pen
     /** @type {Drag | null} */
     this.drag = null;
     /** @type {Color | null} */
@@ -404,6 +412,7 @@ export class BoardView {
         mark(this.premove.to, 'premove');
       }
       if (this.selected && this.parsed.index.get(this.selected) === id) mark(this.selected, 'selected');
+      if (this.confirming && this.parsed.index.get(this.confirming.to) === id) mark(this.confirming.to, 'confirm');
       for (const sq of targetSquares) {
         if (this.parsed.index.get(sq) !== id) continue;
         const at = squarePos(board, sq, this.orientation);
@@ -549,15 +558,50 @@ export class BoardView {
       this.pickSquare(square);
       return;
     }
+    const proposed = this.confirming;
+    if (proposed) this.closePicker();
     if (this.selected && this.selected !== square && this.targetsOf(this.selected).has(square)) {
+      const again = proposed && proposed.from === this.selected && proposed.to === square;
+      if (!again && this.touchTap && this.squareSize(boardId) < CONFIRM_BELOW_PX) {
+        this.proposeMove(this.selected, square);
+        return;
+      }
       this.tryMove(this.selected, square);
       return;
     }
     if (this.movable(square)) {
       if (this.selected !== square) this.select(square);
+      else if (proposed) this.highlight();
     } else if (this.selected) {
       this.deselect();
     }
+  }
+
+  /// A square's size on screen, in CSS pixels.
+  /** @param {string} boardId @returns {number} */
+  squareSize(boardId) {
+    const svg = this.svgs.get(boardId);
+    if (!svg) return Infinity;
+    const width = svg.viewBox.baseVal.width;
+    return width ? (svg.getBoundingClientRect().width * CELL) / width : Infinity;
+  }
+
+  /// Marks the move a finger proposed and asks for the second tap (or Play) in the picker.
+  /** @param {string} from @param {string} to */
+  proposeMove(from, to) {
+    this.confirming = { from, to };
+    const el = this.options.picker;
+    if (el) {
+      el.replaceChildren();
+      const title = document.createElement('p');
+      title.textContent = `Play ${from}–${to}? Tap ${to} again, or:`;
+      el.appendChild(title);
+      el.appendChild(this.button('confirm-move', 'Play', () => { this.closePicker(); this.tryMove(from, to); }));
+      el.appendChild(this.button('cancel', 'Cancel', () => { this.closePicker(); this.highlight(); }));
+      el.dataset.confirm = `${from}${to}`;
+      el.hidden = false;
+    }
+    this.highlight();
   }
 
   /// Premove input: pick up an own piece, drop it on any square of its board.
@@ -593,7 +637,12 @@ export class BoardView {
     if (!hit) return;
     const square = hit.dataset.square;
     e.preventDefault();
-    this.clickSquare(board.id, square);
+    this.touchTap = e.pointerType === 'touch' || e.pointerType === 'pen';
+    try {
+      this.clickSquare(board.id, square);
+    } finally {
+      this.touchTap = false;
+    }
     // A drag starts from the piece just picked up (or already held).
     const picked = this.selected === square && (this.interactive ? !this.pending : this.premoveEnabled);
     if (!picked) return;
@@ -698,9 +747,11 @@ export class BoardView {
 
   closePicker() {
     this.pending = null;
+    this.confirming = null;
     if (this.options.picker) {
       this.options.picker.hidden = true;
       this.options.picker.replaceChildren();
+      delete this.options.picker.dataset.confirm;
     }
   }
 

@@ -14,11 +14,12 @@ import { captured, renderCaptured } from './game/material.js';
 import { ratingText, sideToMove, markTurn } from './game/players.js';
 import { ResultBanner } from './game/banner.js';
 import { ChatPanel } from './game/chat.js';
-import { ChallengePanel } from './game/challenge.js';
+import { ChallengePanel, seatName } from './game/challenge.js';
 import { History } from './game/history.js';
 import { confirmButton } from './game/confirm.js';
 import { Hints } from './game/hints.js';
 import { DicePanel, annotateMoves, lastRolled, rollSound } from './game/dice.js';
+import { renderStrip } from './game/strip.js';
 import { $ } from './dom.js';
 import { showToTests } from './test-hook.js';
 
@@ -420,6 +421,8 @@ function sizeBoards(rules) {
   const sideFiles = side.reduce((n, b) => Math.max(n, b.files), 0);
   root.style.setProperty('--side-frac', String(sideFiles / main.files));
   root.style.setProperty('--main-ratio', String(main.ranks / main.files));
+  // The gap between the main board and a side board, which a lone board does not lose.
+  root.style.setProperty('--side-gap', side.length ? '8px' : '0px');
   root.dataset.boards = String(rules.boards.length);
 }
 
@@ -500,7 +503,7 @@ function renderPlayers() {
   const toMove = sideToMove(g);
   for (const [place, color] of /** @type {[string, Color][]} */ ([['top', top], ['bottom', bottom]])) {
     const name = g[color];
-    $(`${place}-name`).textContent = `${name || '…'} (${color})`;
+    $(`${place}-name`).textContent = seatName(g, color, place === 'bottom', myName());
     markTurn($(`${place}-bar`), $(`${place}-turn`), color === toMove);
     // An untimed game has no clock to show: no empty box where it would be.
     $(`${place}-clock`).hidden = !g.time_control;
@@ -522,6 +525,7 @@ function renderMoveList() {
   const view = state.history.view;
   renderMoves(list, g.moves, view === null ? g.moves.length : view, showPly);
   annotateMoves(list, (ply) => state.history.at(ply));
+  renderStrip($('move-strip'), g.moves, view === null ? g.moves.length : view, showPly);
   if (view === null) {
     list.scrollTop = list.scrollHeight;
   } else {

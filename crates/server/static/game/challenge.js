@@ -39,6 +39,28 @@ export function challengeText(game, me, variantName) {
   return { heading: mine ? 'Your challenge' : `${game.creator} challenges you`, terms, mine };
 }
 
+/// What a player's bar says for `color` ("alice (white)"): the seated name; in an open
+/// challenge, the challenger on the colour they chose, or, when colours are drawn at the start,
+/// on the viewer's opposite bar (their own bottom one for the challenger); the other seat is
+/// open. `bottom` is whether this bar is the viewer's bottom one.
+/**
+ * @param {import('../types.js').GameView} game
+ * @param {import('../types.js').Color} color
+ * @param {boolean} bottom
+ * @param {string | null} me
+ * @returns {string}
+ */
+export function seatName(game, color, bottom, me) {
+  const seated = game[color];
+  if (seated) return `${seated} (${color})`;
+  if (game.status !== 'waiting' || !game.creator) return `… (${color})`;
+  if (game.color_choice === 'random') {
+    const creatorsBar = me === game.creator ? bottom : !bottom;
+    return creatorsBar ? `${game.creator} (colour drawn at the start)` : 'Waiting for an opponent';
+  }
+  return game.color_choice === color ? `${game.creator} (${color})` : `Waiting for an opponent (${color})`;
+}
+
 export class ChallengePanel {
   /// `els`: the panel's section, heading, terms line, the creator's link row with its input
   /// and Copy button, and the status line Copy answers in. `api` reads `/api/variants`.

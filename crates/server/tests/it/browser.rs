@@ -129,9 +129,9 @@ pub(crate) struct PageGame {
     position: String,
     pub(crate) turn: String,
     pub(crate) ply: usize,
-    legal: Vec<String>,
+    pub(crate) legal: Vec<String>,
     /// (board, square, colour) of every piece.
-    pieces: Vec<(String, String, String)>,
+    pub(crate) pieces: Vec<(String, String, String)>,
 }
 
 pub(crate) async fn page_game(browser: &mut Browser) -> PageGame {

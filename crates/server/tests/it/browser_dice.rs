@@ -3,10 +3,14 @@
 //! their sockets. After an attack the roll panel shows its dice inside the window, without
 //! scrolling; it stays when the next move rolls nothing; the move list, the replay page and
 //! the export say the attack's result in words, and the page asked for the hit or the miss
-//! sound. Screenshots: `target/screenshots/dice-1280x800.png`, `dice-390x844.png`.
+//! sound. The same when the computer makes the attack, on a phone held either way.
+//! Screenshots: `target/screenshots/dice-1280x800.png`, `dice-390x844.png`, `dice-844x390.png`,
+//! `dice-computer-390x844.png`, `dice-computer-844x390.png`.
 
-use super::browser::{screenshots_dir, wait_ply};
-use super::browser_site::start_site;
+use super::browser::{page_game, screenshots_dir, square_tokens, wait_ply};
+use super::browser_computer::start_from_the_dialog;
+use super::browser_hints::play as play_by_form;
+use super::browser_site::{sign_in_as_guest, start_site};
 use super::server::Watcher;
 use super::webdriver::Browser;
 use serde_json::{json, Value};
@@ -115,8 +119,8 @@ async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
         return;
     };
     let browser = &mut session.browser;
-    for size in [(1280, 800), (390, 844)] {
-        browser.set_window(size.0, size.1).await;
+    for size in [(1280, 800), (390, 844), (844, 390)] {
+        browser.emulate_screen(size.0, size.1, size.0 < 1000).await;
         let mut alice = server.guest().await;
         let mut bob = server.guest().await;
         let id = alice.create_game("drehs", Value::Null, "white").await;
@@ -172,6 +176,71 @@ async fn the_last_roll_stays_in_view_and_the_moves_and_the_export_say_it() {
         assert_eq!(panel["words"], json!(words));
 
         assert_said_in_words(browser, &base, &id, &words, size).await;
+    }
+    session.end().await;
+    server.stop().await;
+}
+
+/// White's next move against the computer: a plain move (two squares, no attack) that goes
+/// furthest up the board, so that the pieces meet soon; any action when there is none.
+fn forward_move(legal: &[String]) -> String {
+    let rank = |a: &String| {
+        square_tokens(a)
+            .get(1)
+            .and_then(|s| s[1..].parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    legal
+        .iter()
+        .filter(|a| square_tokens(a).len() == 2 && !a.contains('x'))
+        .max_by_key(|a| rank(a))
+        .or_else(|| legal.first())
+        .cloned()
+        .unwrap_or_else(|| panic!("no legal action"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computers_attack_shows_its_roll_on_a_phone_either_way() {
+    let Some((server, base, mut session)) = start_site("browser-dice-computer").await else {
+        return;
+    };
+    let browser = &mut session.browser;
+    browser.emulate_screen(390, 844, true).await;
+    sign_in_as_guest(browser, &base).await;
+    start_from_the_dialog(browser, &base, "drehs", 2, "white").await;
+    // White walks up the board until the computer (Black) attacks: with the pieces in
+    // contact it soon does, as an attack on a piece that came close is its best move.
+    let mut attack = None;
+    for _ in 0..40 {
+        let game = page_game(browser).await;
+        assert_eq!(
+            game.status, "active",
+            "the game ended before the computer attacked"
+        );
+        if game.turn != "white" {
+            wait_ply(browser, game.ply + 1).await;
+            let machine = browser
+                .js(
+                    "return window.oddboard.game.moves[arguments[0]].machine",
+                    json!([game.ply]),
+                )
+                .await;
+            if machine.as_str().is_some_and(|m| m.contains('x')) {
+                attack = Some(game.ply + 1);
+                break;
+            }
+            continue;
+        }
+        play_by_form(browser, &forward_move(&game.legal), game.ply as u64 + 1).await;
+    }
+    let ply = attack.expect("the computer never attacked in 40 plies");
+    for size in [(390, 844), (844, 390)] {
+        browser.emulate_screen(size.0, size.1, true).await;
+        let panel = panel_at(browser, ply).await;
+        browser
+            .screenshot(&screenshots_dir().join(format!("dice-computer-{}x{}.png", size.0, size.1)))
+            .await;
+        assert_in_view(&panel, size, "after the computer's attack");
     }
     session.end().await;
     server.stop().await;

@@ -15,6 +15,7 @@ mod browser_glance;
 mod browser_hints;
 mod browser_lobby;
 mod browser_marks;
+mod browser_phone;
 mod browser_profile;
 mod browser_seek_form;
 mod browser_site;

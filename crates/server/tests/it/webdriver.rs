@@ -269,6 +269,19 @@ impl Browser {
         }
     }
 
+    /// A finger's tap at the centre of the element (touch pointer events, as a phone sends).
+    pub async fn touch_tap(&mut self, css: &str) {
+        let id = self.find(css).await;
+        let actions = json!({"actions": [{"type": "pointer", "id": "finger",
+            "parameters": {"pointerType": "touch"}, "actions": [
+            {"type": "pointerMove", "duration": 0, "origin": Browser::origin(&id), "x": 0, "y": 0},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pointerUp", "button": 0}
+        ]}]});
+        self.call("POST", "/actions", Some(actions)).await;
+        self.call("DELETE", "/actions", None).await;
+    }
+
     /// Drags from the centre of one element to the centre of another with the mouse.
     pub async fn drag(&mut self, from_css: &str, to_css: &str) {
         let from = self.find(from_css).await;
@@ -290,6 +303,33 @@ impl Browser {
             "POST",
             "/window/rect",
             Some(json!({ "width": width, "height": height })),
+        )
+        .await;
+    }
+
+    /// Makes the page's viewport exactly `width` x `height` CSS pixels, as a phone's
+    /// (`mobile`: overlay scrollbars, the viewport meta tag honoured, touch events) or a
+    /// desktop's. A window's size counts its frame, so a phone's screen needs this.
+    pub async fn emulate_screen(&mut self, width: u32, height: u32, mobile: bool) {
+        self.cdp(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile }),
+        )
+        .await;
+        self.cdp(
+            "Emulation.setTouchEmulationEnabled",
+            json!({ "enabled": mobile, "maxTouchPoints": if mobile { 5 } else { 1 } }),
+        )
+        .await;
+    }
+
+    /// Back to the window's own viewport after [`Browser::emulate_screen`].
+    pub async fn stop_emulating_screen(&mut self) {
+        self.cdp("Emulation.clearDeviceMetricsOverride", json!({}))
+            .await;
+        self.cdp(
+            "Emulation.setTouchEmulationEnabled",
+            json!({ "enabled": false }),
         )
         .await;
     }
