@@ -233,7 +233,7 @@ async fn the_computers_attack_shows_its_roll_on_a_phone_either_way() {
         }
         play_by_form(browser, &forward_move(&game.legal), game.ply as u64 + 1).await;
     }
-    let ply = attack.expect("the computer never attacked in 40 plies");
+    let ply = attack.unwrap_or_else(|| panic!("the computer never attacked in 40 plies"));
     for size in [(390, 844), (844, 390)] {
         browser.emulate_screen(size.0, size.1, true).await;
         let panel = panel_at(browser, ply).await;
