@@ -28,6 +28,8 @@ impl GameError {
             GameError::NotFound => "game_not_found",
             GameError::Unavailable => "game_unavailable",
             GameError::Refused(refusal) => refusal.code(),
+            // Another node runs the game now: the client reconnects, and lands on it.
+            GameError::Store(StoreError::Fenced { .. }) => "game_moved",
             GameError::Store(e) if e.is_unavailable() => "store_unavailable",
             GameError::Store(_) => "storage_failed",
         }
@@ -48,6 +50,9 @@ impl fmt::Display for GameError {
             GameError::NotFound => f.write_str("no such game"),
             GameError::Unavailable => f.write_str("the game is not available right now"),
             GameError::Refused(refusal) => refusal.fmt(f),
+            GameError::Store(StoreError::Fenced { .. }) => f.write_str(
+                "the game moved to another server: nothing was done; reconnect and try again",
+            ),
             // Store details are logged, not sent.
             GameError::Store(e) if e.is_unavailable() => f.write_str(
                 "the database is unavailable: nothing was done, and no clock runs until it is \

@@ -151,6 +151,10 @@ pub enum StoreError {
     /// same game, which one statement cannot apply in order (see [`changes`]).
     #[error("the batch changes game {game_id} more than once")]
     SameGameTwice { game_id: Uuid },
+    /// Another node took this game over (its `owner_epoch` moved on, see
+    /// [`changes`]'s fenced path): this node may commit nothing more to it.
+    #[error("game {game_id} is now run by another node")]
+    Fenced { game_id: Uuid },
     /// The [`GameWriter`] task is gone, so nothing can be written through it.
     #[error("the game writer has stopped")]
     WriterStopped,

@@ -84,6 +84,8 @@ impl Default for WriterConfig {
 /// One queued change and where to send its result.
 struct Request {
     change: GameChange,
+    /// The `owner_epoch` the node holds for the game, on a node of a cluster.
+    fence: Option<i64>,
     reply: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -132,9 +134,28 @@ impl GameWriter {
     /// failed for another reason;
     /// [`StoreError::WriterStopped`] if the writer task is gone.
     pub async fn commit(&self, change: GameChange) -> Result<(), StoreError> {
+        self.commit_fenced(change, None).await
+    }
+
+    /// [`GameWriter::commit`] for a node of a cluster, with the `owner_epoch` it holds for
+    /// the change's game (None: no fence, as one node commits). A batch that holds a fenced
+    /// change is written the fenced way ([`Store::apply_changes_fenced`]).
+    ///
+    /// # Errors
+    /// As [`GameWriter::commit`], and [`StoreError::Fenced`] if another node took the game
+    /// over: nothing was written.
+    pub async fn commit_fenced(
+        &self,
+        change: GameChange,
+        fence: Option<i64>,
+    ) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
         self.sender
-            .send(Request { change, reply })
+            .send(Request {
+                change,
+                fence,
+                reply,
+            })
             .await
             .map_err(|_| StoreError::WriterStopped)?;
         answer.await.map_err(|_| StoreError::WriterStopped)?
@@ -227,6 +248,8 @@ fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
 
 /// Writes one statement's changes and answers their callers.
 async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
+    let fences: Vec<Option<i64>> = requests.iter().map(|r| r.fence).collect();
+    let fenced = fences.iter().any(Option::is_some);
     let (changes, replies): (Vec<GameChange>, Vec<_>) =
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
     // While PostgreSQL is known to be away, a batch is refused at once instead of waiting
@@ -236,7 +259,14 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
     let applied = match store.check_available() {
         Ok(()) => {
             let sent = Instant::now();
-            let applied = tokio::time::timeout(STATEMENT_TIMEOUT, store.apply_changes(&changes))
+            let applying = async {
+                if fenced {
+                    store.apply_changes_fenced(&changes, &fences).await
+                } else {
+                    store.apply_changes(&changes).await
+                }
+            };
+            let applied = tokio::time::timeout(STATEMENT_TIMEOUT, applying)
                 .await
                 .unwrap_or_else(|_| {
                     Err(StoreError::Unavailable {

@@ -41,6 +41,7 @@ mod store_adjustments;
 mod store_changes;
 mod store_chat;
 mod store_commit;
+mod store_fence;
 mod store_games;
 mod store_leaderboard;
 mod store_lobby;

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 const HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA";
 
-async fn registered(store: &Store, name: &str) -> User {
+pub(crate) async fn registered(store: &Store, name: &str) -> User {
     store
         .create_user(name, Some(HASH), false)
         .await
@@ -22,7 +22,7 @@ async fn registered(store: &Store, name: &str) -> User {
 }
 
 /// A rated Chazz game between `white` and `black`, created and started.
-async fn started_rated_game(store: &Store, white: &User, black: &User) -> Uuid {
+pub(crate) async fn started_rated_game(store: &Store, white: &User, black: &User) -> Uuid {
     let game_id = Uuid::new_v4();
     let create = GameChange::Create(NewGame {
         game_id,

@@ -28,6 +28,7 @@
 //! change in its own savepoint, so that every change gets its own answer and one bad change
 //! does not cost the others theirs.
 
+mod fence;
 pub mod rating;
 pub(super) mod rows;
 mod statement;
@@ -87,33 +88,17 @@ impl Store {
         if let Some(game_id) = game_changed_twice(changes) {
             return Err(StoreError::SameGameTwice { game_id });
         }
-        if changes.iter().any(GameChange::is_adjustment) {
+        let written = match WritePath::of(changes) {
             // A takeback or more time: rare, and checked as it is written
             // ([`super::adjustments`]), which the one statement does not do.
-            return self.apply_changes_one_by_one(changes).await;
-        }
-        // Only actions: the plain multi-row insert, which PostgreSQL plans and runs for less
-        // than the four-part statement. A single statement is a transaction of its own.
-        let only_actions = !changes.iter().any(GameChange::writes_game_row);
-        let written = if only_actions {
-            let actions: Vec<&NewAction> = changes
-                .iter()
-                .filter_map(|c| match c {
-                    GameChange::Act(action, None) => Some(action),
-                    _ => None,
-                })
-                .collect();
-            insert_actions(&self.writer_pool, &actions)
+            WritePath::OneByOne => return self.apply_changes_one_by_one(changes).await,
+            // Only actions: the plain multi-row insert, which PostgreSQL plans and runs for
+            // less than the four-part statement. A single statement is a transaction of its own.
+            WritePath::OnlyActions => insert_actions(&self.writer_pool, &only_actions(changes))
                 .await
-                .map(|()| Applied::default())
-        } else if changes
-            .iter()
-            .filter_map(GameChange::end)
-            .any(|e| e.rated.is_some())
-        {
-            self.apply_and_rate(changes).await
-        } else {
-            apply_in_one_statement(&self.writer_pool, changes).await
+                .map(|()| Applied::default()),
+            WritePath::StatementAndRatings => self.apply_and_rate(changes).await,
+            WritePath::Statement => apply_in_one_statement(&self.writer_pool, changes).await,
         };
         match written {
             Ok(applied) => Ok(changes.iter().map(|c| applied.answer(c)).collect()),
@@ -128,14 +113,7 @@ impl Store {
     /// The one statement and the ratings of the rated games it ended, in one transaction.
     async fn apply_and_rate(&self, changes: &[GameChange]) -> Result<Applied, sqlx::Error> {
         let mut tx = self.writer_pool.begin().await?;
-        let applied = apply_in_one_statement(&mut *tx, changes).await?;
-        let ended = changes
-            .iter()
-            .filter_map(GameChange::end)
-            .filter(|end| applied.ended.contains(&end.game_id));
-        for end in ended {
-            rating::rate_end(&mut tx, end).await.map_err(into_sqlx)?;
-        }
+        let applied = apply_and_rate_in(&mut tx, changes).await?;
         tx.commit().await?;
         Ok(applied)
     }
@@ -146,26 +124,96 @@ impl Store {
         changes: &[GameChange],
     ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
         let mut tx = self.writer_pool.begin().await?;
-        let mut answers = Vec::with_capacity(changes.len());
-        for change in changes {
-            let mut savepoint = sqlx::Acquire::begin(&mut *tx).await?;
-            match apply_one(&mut savepoint, change).await {
-                Ok(()) => {
-                    savepoint.commit().await?;
-                    answers.push(Ok(()));
-                }
-                Err(StoreError::Database(err)) if err.as_database_error().is_none() => {
-                    return Err(StoreError::Database(err));
-                }
-                Err(refused) => {
-                    savepoint.rollback().await?;
-                    answers.push(Err(refused));
-                }
-            }
-        }
+        let answers = one_by_one_in(&mut tx, changes).await?;
         tx.commit().await?;
         Ok(answers)
     }
+}
+
+/// How a batch is written, from what it holds (see [`Store::apply_changes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WritePath {
+    /// A takeback or a gift of more time is among them: one savepoint per change.
+    OneByOne,
+    /// Plain actions only: one multi-row insert.
+    OnlyActions,
+    /// The one statement, then the ratings of the rated games it ended.
+    StatementAndRatings,
+    /// The one statement.
+    Statement,
+}
+
+impl WritePath {
+    fn of(changes: &[GameChange]) -> WritePath {
+        if changes.iter().any(GameChange::is_adjustment) {
+            WritePath::OneByOne
+        } else if !changes.iter().any(GameChange::writes_game_row) {
+            WritePath::OnlyActions
+        } else if changes
+            .iter()
+            .filter_map(GameChange::end)
+            .any(|e| e.rated.is_some())
+        {
+            WritePath::StatementAndRatings
+        } else {
+            WritePath::Statement
+        }
+    }
+}
+
+/// The actions of a batch of plain actions ([`WritePath::OnlyActions`]).
+fn only_actions(changes: &[GameChange]) -> Vec<&NewAction> {
+    changes
+        .iter()
+        .filter_map(|c| match c {
+            GameChange::Act(action, None) => Some(action),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The one statement and the ratings of the rated games it ended, inside transaction `tx`.
+async fn apply_and_rate_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    changes: &[GameChange],
+) -> Result<Applied, sqlx::Error> {
+    let applied = apply_in_one_statement(&mut **tx, changes).await?;
+    let ended = changes
+        .iter()
+        .filter_map(GameChange::end)
+        .filter(|end| applied.ended.contains(&end.game_id));
+    for end in ended {
+        rating::rate_end(tx, end).await.map_err(into_sqlx)?;
+    }
+    Ok(applied)
+}
+
+/// Each change in a savepoint of its own inside `tx`, each with its own answer.
+///
+/// # Errors
+/// Only a lost connection, which ends the whole transaction anyway.
+async fn one_by_one_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    changes: &[GameChange],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut answers = Vec::with_capacity(changes.len());
+    for change in changes {
+        let mut savepoint = sqlx::Acquire::begin(&mut **tx).await?;
+        match apply_one(&mut savepoint, change).await {
+            Ok(()) => {
+                savepoint.commit().await?;
+                answers.push(Ok(()));
+            }
+            Err(StoreError::Database(err)) if err.as_database_error().is_none() => {
+                return Err(StoreError::Database(err));
+            }
+            Err(refused) => {
+                savepoint.rollback().await?;
+                answers.push(Err(refused));
+            }
+        }
+    }
+    Ok(answers)
 }
 
 /// One change on its own, inside the savepoint of the slow path.
