@@ -50,7 +50,7 @@ pub(crate) async fn started_rated_game(store: &Store, white: &User, black: &User
     game_id
 }
 
-fn action(game_id: Uuid, ply: i32, machine: &str) -> NewAction {
+pub(crate) fn action(game_id: Uuid, ply: i32, machine: &str) -> NewAction {
     NewAction {
         game_id,
         ply,

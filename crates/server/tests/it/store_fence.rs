@@ -4,10 +4,10 @@
 //! is written, in a batch with other games' changes that are written; a takeover waits for a
 //! batch that holds the game's row.
 
-use super::store_commit::{registered, started_rated_game};
+use super::store_commit::{action, registered, started_rated_game};
 use chrono::Utc;
 use oddboard::rules::{Color, EndReason, Outcome};
-use oddboard::store::{GameChange, GameEnd, GameStatus, GameWriter, NewAction, Store, StoreError};
+use oddboard::store::{GameChange, GameEnd, GameStatus, GameWriter, Store, StoreError};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -20,18 +20,7 @@ async fn started_game(store: &Store) -> Uuid {
 }
 
 fn act(game_id: Uuid, ply: i32, machine: &str) -> GameChange {
-    GameChange::Act(
-        NewAction {
-            game_id,
-            ply,
-            machine: machine.into(),
-            human: machine.into(),
-            white_ms: None,
-            black_ms: None,
-            rolls: None,
-        },
-        None,
-    )
+    GameChange::Act(action(game_id, ply, machine), None)
 }
 
 async fn plies(store: &Store, game_id: Uuid) -> Vec<String> {
