@@ -53,6 +53,13 @@ if [ ! -x /usr/bin/chromedriver ]; then
   apt-get update && apt-get install -y chromium chromium-driver
 fi
 
+# The tests of several nodes (crates/server/tests/it/nats.rs) start NATS servers of their own,
+# with JetStream, from Debian's package.
+if ! command -v nats-server >/dev/null && [ ! -x /usr/sbin/nats-server ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update && apt-get install -y nats-server
+fi
+
 # axe-core (the browser tests inject it: crates/server/tests/it/axe.rs) and Lighthouse
 # (scripts/lighthouse.sh), pinned by tests/browser/package-lock.json. Offline once installed:
 # `npm ci` runs only when what is installed is not what package.json asks for.

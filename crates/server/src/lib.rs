@@ -40,6 +40,7 @@ pub use oddboard_rules as rules;
 pub mod admin;
 pub mod analysis;
 pub mod app;
+pub mod cluster;
 pub mod config;
 pub mod engine_pool;
 pub mod game;
