@@ -20,6 +20,15 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_util::task::TaskTracker;
 
+/// Why the server could not start: PostgreSQL, or NATS in cluster mode.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::ClusterError),
+}
+
 /// A built application, ready to serve.
 pub struct App {
     pub state: AppState,
@@ -29,26 +38,23 @@ pub struct App {
 }
 
 impl App {
-    /// Connects to the database and restores live games.
+    /// Connects to the database (and to NATS in cluster mode) and restores live games.
     ///
     /// # Errors
-    /// The database cannot be reached or migrated.
-    pub async fn build(
-        config: &Config,
-        settings: GameSettings,
-    ) -> Result<App, crate::store::StoreError> {
+    /// The database cannot be reached or migrated, or NATS cannot be reached.
+    pub async fn build(config: &Config, settings: GameSettings) -> Result<App, BuildError> {
         App::build_with(config, settings, LobbySettings::default()).await
     }
 
     /// [`App::build`] with the lobby's timings given (tests shorten them).
     ///
     /// # Errors
-    /// The database cannot be reached or migrated.
+    /// As [`App::build`].
     pub async fn build_with(
         config: &Config,
         settings: GameSettings,
         lobby_settings: LobbySettings,
-    ) -> Result<App, crate::store::StoreError> {
+    ) -> Result<App, BuildError> {
         // First, while no task of this server runs that it could hold up.
         let static_files = web::assets::StaticFiles::load(config.static_dir.as_deref());
         let store = Store::connect(&config.database_url).await?;
@@ -64,6 +70,20 @@ impl App {
             );
         }
         let games = Games::new(store.clone(), writer, metrics, settings, computers);
+        // Several nodes: this one runs only the games whose lease it holds.
+        let ownership = match &config.nats_url {
+            Some(url) => {
+                let node_id = config
+                    .node_id
+                    .clone()
+                    .unwrap_or_else(crate::cluster::generated_node_id);
+                let cluster =
+                    crate::cluster::Cluster::connect(url, &node_id, NATS_CONNECT_TIMEOUT).await?;
+                tracing::info!(node_id, "joined the cluster");
+                Some(games.join_cluster(cluster))
+            }
+            None => None,
+        };
         // Before restoring games, so the lobby hears about every game start.
         let lobby = LobbyHandle::spawn(games.clone(), lobby_settings);
         let restored = games.restore().await?;
@@ -71,6 +91,13 @@ impl App {
             tracing::info!(restored, "restored unfinished games");
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        if let Some(ownership) = ownership {
+            tokio::spawn(crate::game::ownership::keep(
+                games.clone(),
+                ownership,
+                shutdown_rx.clone(),
+            ));
+        }
         let limits = Arc::new(Limiters::new(&config.rate_limits));
         limits.spawn_sweeper();
         tokio::spawn(crate::game::housekeeping::run(
@@ -146,6 +173,9 @@ impl App {
         served
     }
 }
+
+/// How long the start waits for NATS, in cluster mode, before giving up.
+const NATS_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long shutdown waits for open WebSockets to send their close frames.
 const SOCKET_CLOSE_GRACE: Duration = Duration::from_secs(5);

@@ -76,6 +76,28 @@ pub struct Config {
     #[arg(long, env = "ENGINE_THREADS", value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub engine_threads: Option<u16>,
+    /// Several nodes (docs/operations.md, "Several nodes"): the NATS server (with JetStream)
+    /// the nodes share. Unset: this node runs alone, as one server always did.
+    #[arg(long, env = "NATS_URL", value_name = "URL")]
+    pub nats_url: Option<String>,
+    /// This node's name among several (letters, digits, `-`). Unset: the host's name and a
+    /// random suffix, new at each start.
+    #[arg(long, env = "NODE_ID", value_name = "NAME", value_parser = parse_node_id)]
+    pub node_id: Option<String>,
+}
+
+/// A node id: 1 to 64 letters, digits or `-`, as it goes into NATS subjects and keys.
+fn parse_node_id(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 64
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}`: a node id is 1 to 64 letters, digits or `-`"
+        ))
+    }
 }
 
 /// The rate limits (see the module header for the flags, variables and defaults).
@@ -322,6 +344,8 @@ impl Default for Config {
             trusted_proxies: loopback(),
             rate_limits: RateLimits::default(),
             engine_threads: None,
+            nats_url: None,
+            node_id: None,
         }
     }
 }
@@ -349,6 +373,8 @@ impl fmt::Debug for Config {
             .field("public_url", &self.public_url)
             .field("trusted_proxies", &self.trusted_proxies)
             .field("rate_limits", &self.rate_limits)
+            .field("nats_url", &self.nats_url.as_deref().map(redact_url))
+            .field("node_id", &self.node_id)
             .finish()
     }
 }

@@ -27,6 +27,15 @@ pub struct Metrics {
     pub games_in_progress: AtomicI64,
     /// Actions committed and broadcast since start.
     pub actions_total: AtomicU64,
+    /// Several nodes: the games whose lease this node holds.
+    pub games_owned: AtomicI64,
+    /// Games this node took over from another node (its lease had lapsed or was released).
+    pub takeovers: AtomicU64,
+    /// Games this node let go because another took them over (a fenced commit or a lost lease).
+    pub games_moved: AtomicU64,
+    /// Lease renewals that succeeded, and those that failed (NATS away, or the lease lost).
+    pub lease_renewals: AtomicU64,
+    pub lease_renewal_failures: AtomicU64,
     latency: DurationHistogram,
 }
 
@@ -36,6 +45,11 @@ impl Default for Metrics {
             connections: AtomicI64::new(0),
             games_in_progress: AtomicI64::new(0),
             actions_total: AtomicU64::new(0),
+            games_owned: AtomicI64::new(0),
+            takeovers: AtomicU64::new(0),
+            games_moved: AtomicU64::new(0),
+            lease_renewals: AtomicU64::new(0),
+            lease_renewal_failures: AtomicU64::new(0),
             latency: DurationHistogram::new(LATENCY_BUCKETS_US),
         }
     }
@@ -53,6 +67,42 @@ impl Metrics {
     pub fn record_action(&self, latency: Duration) {
         self.actions_total.fetch_add(1, Ordering::Relaxed);
         self.latency.record(latency);
+    }
+
+    /// The series of a node of a cluster (all zero for one node alone).
+    fn write_cluster_series(&self, out: &mut String) {
+        write_series(
+            out,
+            "oddboard_games_owned",
+            "gauge",
+            "Several nodes: games whose lease this node holds.",
+            self.games_owned.load(Ordering::Relaxed),
+        );
+        let counters = [
+            (
+                "oddboard_takeovers_total",
+                "Games this node took over from another node.",
+                &self.takeovers,
+            ),
+            (
+                "oddboard_games_moved_total",
+                "Games this node let go to another (a fenced commit or a lost lease).",
+                &self.games_moved,
+            ),
+            (
+                "oddboard_lease_renewals_total",
+                "Lease renewals that succeeded.",
+                &self.lease_renewals,
+            ),
+            (
+                "oddboard_lease_renewal_failures_total",
+                "Lease renewals that failed (NATS away or the lease lost).",
+                &self.lease_renewal_failures,
+            ),
+        ];
+        for (name, help, counter) in counters {
+            write_series(out, name, "counter", help, counter.load(Ordering::Relaxed));
+        }
     }
 
     /// The Prometheus text exposition of every counter. Reading it changes nothing: rates
@@ -81,6 +131,7 @@ impl Metrics {
             "Actions committed and broadcast.",
             self.actions_total.load(Ordering::Relaxed),
         );
+        self.write_cluster_series(&mut out);
         self.latency.snapshot().write_prometheus(
             &mut out,
             "oddboard_move_latency_seconds",

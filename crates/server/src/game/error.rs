@@ -16,6 +16,8 @@ pub enum GameError {
     NotFound,
     /// The game's actor has stopped (the server is shutting down).
     Unavailable,
+    /// Another node of the cluster runs the game (its lease is live there).
+    Elsewhere,
     /// The game's rules refused it; nothing changed.
     Refused(Refusal),
     Store(StoreError),
@@ -27,6 +29,7 @@ impl GameError {
         match self {
             GameError::NotFound => "game_not_found",
             GameError::Unavailable => "game_unavailable",
+            GameError::Elsewhere => "game_elsewhere",
             GameError::Refused(refusal) => refusal.code(),
             // Another node runs the game now: the client reconnects, and lands on it.
             GameError::Store(StoreError::Fenced { .. }) => "game_moved",
@@ -49,6 +52,9 @@ impl fmt::Display for GameError {
         match self {
             GameError::NotFound => f.write_str("no such game"),
             GameError::Unavailable => f.write_str("the game is not available right now"),
+            GameError::Elsewhere => {
+                f.write_str("the game runs on another server of this site; try again shortly")
+            }
             GameError::Refused(refusal) => refusal.fmt(f),
             GameError::Store(StoreError::Fenced { .. }) => f.write_str(
                 "the game moved to another server: nothing was done; reconnect and try again",

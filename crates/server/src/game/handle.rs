@@ -50,6 +50,8 @@ pub enum GameCmd {
     /// An operator aborted the game in the database (`oddboard admin abort-game`): end it
     /// as aborted without storing the end again.
     AbortedInStore,
+    /// This node's lease on the game was taken by another node: stop at once.
+    LeaseLost,
 }
 
 /// A cheap, cloneable address of one game's actor.

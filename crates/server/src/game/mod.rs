@@ -11,6 +11,7 @@ pub mod actor;
 pub mod computer;
 pub mod housekeeping;
 pub mod lobby;
+pub mod ownership;
 
 mod error;
 mod handle;
@@ -62,6 +63,8 @@ struct GamesInner {
     /// The hibernated games being brought back, each behind a cell that the first request
     /// fills and the others wait on, so that requests at once bring back one actor.
     waking: Mutex<HashMap<Uuid, Arc<tokio::sync::OnceCell<GameHandle>>>>,
+    /// On a node of a cluster, its leases on games (set once, at the start).
+    ownership: std::sync::OnceLock<Arc<ownership::Ownership>>,
 }
 
 /// The registry of live games: creates actors, finds them by id, restores them after a
@@ -97,6 +100,7 @@ impl Games {
                 open_challenges: Mutex::new(HashMap::new()),
                 in_progress: Mutex::new(HashMap::new()),
                 waking: Mutex::new(HashMap::new()),
+                ownership: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -128,6 +132,52 @@ impl Games {
             self.inner.metrics.clone(),
             self.clone(),
         )
+    }
+
+    /// [`Games::context`] of a game this node holds with epoch `fence` (None alone).
+    fn fenced_context(&self, fence: Option<i64>) -> actor::GameContext {
+        let mut ctx = self.context();
+        ctx.fence = fence;
+        ctx
+    }
+
+    /// Makes this registry a node of `cluster`: from now on it runs only the games whose
+    /// lease it holds. Called once, before [`Games::restore`].
+    pub fn join_cluster(&self, cluster: crate::cluster::Cluster) -> Arc<ownership::Ownership> {
+        let made = Arc::new(ownership::Ownership::new(
+            cluster,
+            self.inner.metrics.clone(),
+        ));
+        Arc::clone(self.inner.ownership.get_or_init(|| made))
+    }
+
+    /// This node's leases, on a node of a cluster.
+    pub fn ownership(&self) -> Option<&Arc<ownership::Ownership>> {
+        self.inner.ownership.get()
+    }
+
+    /// Takes over the running games whose node has gone quiet (no live lease): their clocks
+    /// and deadlines then run here, with nobody connected. On a node of a cluster only.
+    pub async fn take_over_orphans(&self) {
+        let Some(ownership) = self.ownership() else {
+            return;
+        };
+        let ids = match self.inner.store.running_game_ids().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::debug!(cause = %e, "cannot list running games to take over");
+                return;
+            }
+        };
+        for id in ids {
+            if self.get(id).is_some() || ownership.held_elsewhere(id).await {
+                continue;
+            }
+            match self.find(id).await {
+                Ok(_) | Err(GameError::Elsewhere | GameError::NotFound) => {}
+                Err(e) => tracing::warn!(game_id = %id, cause = %e, "could not take a game over"),
+            }
+        }
     }
 
     /// Every later game start and end, in order and none missed. There is one listener:
@@ -184,13 +234,29 @@ impl Games {
         if let Some(handle) = self.get(id) {
             return Ok(handle);
         }
-        let record = self
-            .inner
-            .store
-            .wake_game(id)
-            .await?
-            .ok_or(GameError::NotFound)?;
-        let handle = actor::spawn_restored(self.context(), record)?;
+        // On a node of a cluster: the game's lease and epoch first, so that the node that
+        // ran it can commit nothing after the record is read.
+        let fence = match self.ownership() {
+            Some(ownership) => Some(
+                ownership
+                    .take_over(&self.inner.store, id)
+                    .await?
+                    .ok_or(GameError::NotFound)?,
+            ),
+            None => None,
+        };
+        let record = match self.inner.store.wake_game(id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                self.let_lease_go(id);
+                return Err(GameError::NotFound);
+            }
+            Err(e) => {
+                self.let_lease_go(id);
+                return Err(e.into());
+            }
+        };
+        let handle = actor::spawn_restored(self.fenced_context(fence), record)?;
         self.register(handle.clone());
         Ok(handle)
     }
@@ -212,8 +278,32 @@ impl Games {
         let unreachable = commands.is_empty() && commands.sender_strong_count() == 1;
         if unreachable {
             live.remove(&id);
+            drop(live);
+            self.let_lease_go(id);
         }
         unreachable
+    }
+
+    /// Gives game `id`'s lease back, on a node of a cluster: it stopped running here.
+    fn let_lease_go(&self, id: Uuid) {
+        if let Some(ownership) = self.ownership() {
+            ownership.release(id);
+        }
+    }
+
+    /// Another node took game `id` over: out of the registry, its lease forgotten (it is the
+    /// other node's now), and no longer counted among this node's games in progress.
+    pub(crate) fn moved_away(&self, id: Uuid, was_active: bool) {
+        self.live_map().remove(&id);
+        if let Some(ownership) = self.ownership() {
+            ownership.forget(id);
+        }
+        if was_active {
+            self.inner
+                .metrics
+                .games_in_progress
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Number of live game actors (hibernated games are not among them).
@@ -232,6 +322,7 @@ impl Games {
 
     pub(crate) fn deregister(&self, id: Uuid) {
         self.live_map().remove(&id);
+        self.let_lease_go(id);
     }
 
     /// Creates an open challenge: the creator waits for the first other person to accept.
@@ -401,7 +492,12 @@ impl Games {
         // The seed is secret until the game is over, so it comes from the operating system's
         // generator, never from anything a player could know.
         let dice = state::DiceSecret::for_variant(terms.variant, rand::random());
-        self.inner
+        let fence = match self.ownership() {
+            Some(ownership) => Some(ownership.claim_new(game_id).await?),
+            None => None,
+        };
+        let created = self
+            .inner
             .writer
             .commit(GameChange::Create(NewGame {
                 game_id,
@@ -416,9 +512,13 @@ impl Games {
                 dice_commitment: dice.as_ref().map(|d| d.commitment.clone()),
                 dice_seed: dice.as_ref().map(|d| d.seed.to_vec()),
             }))
-            .await?;
+            .await;
+        if let Err(e) = created {
+            self.let_lease_go(game_id);
+            return Err(e.into());
+        }
         let handle = actor::spawn_new(
-            self.context(),
+            self.fenced_context(fence),
             state::Founding {
                 id: game_id,
                 creator,
@@ -576,6 +676,12 @@ impl Games {
             .metrics
             .games_in_progress
             .fetch_add(active, std::sync::atomic::Ordering::Relaxed);
+        if self.ownership().is_some() {
+            // On a node of a cluster the running games may be another node's: each is taken
+            // over only once its lease has lapsed ([`Games::take_over_orphans`]).
+            self.take_over_orphans().await;
+            return Ok(self.live_count());
+        }
         let records: Vec<GameRecord> = self.inner.store.resume_running_games().await?;
         let mut restored = 0;
         for record in records {

@@ -117,6 +117,7 @@ pub(super) fn game_status(error: &GameError) -> StatusCode {
     match error {
         GameError::NotFound => StatusCode::NOT_FOUND,
         GameError::Unavailable
+        | GameError::Elsewhere
         | GameError::Refused(Refusal::ComputerBusy)
         | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         GameError::Refused(Refusal::NotAPlayer) => StatusCode::FORBIDDEN,

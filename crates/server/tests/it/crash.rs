@@ -38,9 +38,19 @@ impl Drop for ServerProcess {
 }
 
 fn start_server(port: u16, database_url: &str) -> ServerProcess {
+    start_server_with(port, database_url, &[])
+}
+
+/// The server binary on `port` with `database_url` and more settings from the environment.
+pub(crate) fn start_server_with(
+    port: u16,
+    database_url: &str,
+    settings: &[(&str, String)],
+) -> ServerProcess {
     let child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .env("DATABASE_URL", database_url)
+        .envs(settings.iter().map(|(k, v)| (k, v)))
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
@@ -62,7 +72,7 @@ pub async fn wait_healthy(addr: &str) {
     panic!("the server at {addr} did not become healthy");
 }
 
-async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
+pub(crate) async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
     for _ in 0..plies {
         if white.outcome.is_some() {
             return;
@@ -85,7 +95,7 @@ async fn play(white: &mut Watcher, black: &mut Watcher, plies: u64) {
 }
 
 /// A new guest on the server at `addr`.
-async fn guest_on(addr: &str) -> Player {
+pub(crate) async fn guest_on(addr: &str) -> Player {
     let mut client = Client::new(addr.to_string());
     client.guest().await.unwrap_or_else(|e| panic!("{e}"));
     Player {
@@ -112,7 +122,7 @@ async fn rejoin(player: &mut Player, game_id: &str, version: u64) -> Watcher {
 }
 
 /// Plays on (at most 400 plies) until the game ends; White resigns if it has not.
-async fn play_to_the_end(white: &mut Watcher, black: &mut Watcher) {
+pub(crate) async fn play_to_the_end(white: &mut Watcher, black: &mut Watcher) {
     for _ in 0..400 {
         if white.outcome.is_some() {
             break;
@@ -126,7 +136,7 @@ async fn play_to_the_end(white: &mut Watcher, black: &mut Watcher) {
 }
 
 /// The server at `addr` has `game_id` finished, with `actions` actions stored.
-async fn assert_stored_finished_with(addr: &str, game_id: &str, actions: usize) {
+pub(crate) async fn assert_stored_finished_with(addr: &str, game_id: &str, actions: usize) {
     let mut client = Client::new(addr.to_string());
     let record = client
         .get(&format!("/api/games/{game_id}"))

@@ -24,6 +24,7 @@ mod browser_turn;
 mod browser_variants;
 mod built_in_client;
 mod cli;
+mod cluster_failover;
 mod cluster_leases;
 mod computer;
 mod crash;

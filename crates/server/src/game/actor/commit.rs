@@ -121,13 +121,13 @@ impl GameActor {
                 Ok(())
             }
             Adoption::Start { .. } | Adoption::MoreTime { .. } => {
-                self.ctx.store.commit(change).await?;
+                self.commit_change(change).await?;
                 let effects = self.state.adopt(adoption, self.now_ms());
                 self.carry_out(effects);
                 Ok(())
             }
             Adoption::Takeback(_) => {
-                if let Err(e) = self.ctx.store.commit(change).await {
+                if let Err(e) = self.commit_change(change).await {
                     // If the commit went through but its answer was lost, the record is
                     // shorter than the game in memory: settled before the game goes on.
                     self.unsettled_takeback |= e.is_unavailable();
@@ -149,7 +149,7 @@ impl GameActor {
         played: Box<PlayedAction>,
         received: Instant,
     ) -> Result<(), GameError> {
-        match self.ctx.store.commit(change).await {
+        match self.commit_change(change).await {
             Ok(()) => {}
             // The ply is stored already. If with this very action, an earlier commit of it
             // went through but its answer was lost (the connection dropped after COMMIT),
@@ -176,7 +176,7 @@ impl GameActor {
     /// game goes on as it was.
     pub(super) async fn finish(&mut self, proposal: Proposal) -> Result<(), GameError> {
         let Proposal { change, adoption } = proposal;
-        if let Err(e) = self.ctx.store.commit(change).await {
+        if let Err(e) = self.commit_change(change).await {
             let over_in_the_record = matches!(e, StoreError::NotFound);
             self.unsettled_end |= e.is_unavailable() || over_in_the_record;
             if over_in_the_record {

@@ -23,8 +23,14 @@ use uuid::Uuid;
 /// A game actor's I/O: committing its changes and reading back what it stored. Each call
 /// answers as the store did; nothing is committed that was not acknowledged `Ok`.
 pub trait GameStore: Send + Sync {
-    /// Commits one change (through the group-commit writer, for PostgreSQL).
-    fn commit(&self, change: GameChange) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// Commits one change (through the group-commit writer, for PostgreSQL). `fence`: on a
+    /// node of a cluster, the game's `owner_epoch` this node holds; the change is refused
+    /// ([`StoreError::Fenced`]) if another node took the game over since.
+    fn commit(
+        &self,
+        change: GameChange,
+        fence: Option<i64>,
+    ) -> BoxFuture<'_, Result<(), StoreError>>;
     /// The game's whole stored record.
     fn load_game(&self, game_id: Uuid) -> BoxFuture<'_, Result<Option<GameRecord>, StoreError>>;
     /// The machine notation stored for `ply`, if any.
@@ -73,8 +79,12 @@ pub struct PostgresGameStore {
 }
 
 impl GameStore for PostgresGameStore {
-    fn commit(&self, change: GameChange) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(self.writer.commit(change))
+    fn commit(
+        &self,
+        change: GameChange,
+        fence: Option<i64>,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.writer.commit_fenced(change, fence))
     }
 
     fn load_game(&self, game_id: Uuid) -> BoxFuture<'_, Result<Option<GameRecord>, StoreError>> {
@@ -127,6 +137,9 @@ pub struct GameContext {
     pub store: Arc<dyn GameStore>,
     pub settings: Arc<GameSettings>,
     pub metrics: Arc<Metrics>,
+    /// On a node of a cluster, the game's `owner_epoch` this node took it with: every
+    /// commit carries it (see [`GameStore::commit`]). None for one node alone.
+    pub fence: Option<i64>,
     /// Reached only through the callbacks below.
     registry: Games,
 }
@@ -142,6 +155,7 @@ impl GameContext {
             store,
             settings,
             metrics,
+            fence: None,
             registry,
         }
     }
@@ -184,6 +198,12 @@ impl GameContext {
 
     pub fn deregister(&self, game_id: Uuid) {
         self.registry.deregister(game_id);
+    }
+
+    /// Another node took the game over: out of the registry, without its lease (see
+    /// `Games::moved_away`).
+    pub fn let_go(&self, game_id: Uuid, was_active: bool) {
+        self.registry.moved_away(game_id, was_active);
     }
 
     /// Carries out what a change of game `game_id`'s state asks of the server, except the

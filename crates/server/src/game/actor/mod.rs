@@ -27,7 +27,7 @@ pub(super) use spawn::{spawn_new, spawn_restored};
 use super::{GameCmd, Outgoing, Subscription};
 use crate::play::state::{Effects, GameState};
 use crate::rules::{EndReason, Outcome};
-use crate::store::GameStatus;
+use crate::store::{GameChange, GameStatus, StoreError};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -63,6 +63,9 @@ struct GameActor {
     thinking: Option<computer::Thinking>,
     /// The game has started and the computer holds no seat in it.
     no_computer: bool,
+    /// Another node took the game over (a commit was fenced, or the lease was lost): the
+    /// actor stops at once and its sockets reconnect, to wherever the game runs now.
+    moved: bool,
 }
 
 impl GameActor {
@@ -79,6 +82,7 @@ impl GameActor {
             unsettled_takeback: false,
             thinking: None,
             no_computer: false,
+            moved: false,
         }
     }
 
@@ -121,7 +125,7 @@ impl GameActor {
             tracing::warn!(cause = %e, "could not read the game's chat; trying again later");
         }
         let mut hibernated = false;
-        loop {
+        while !self.moved {
             self.let_the_computer_play().await;
             let deadline = self.state.next_deadline();
             let sleep_until = self.instant_at(deadline.unwrap_or(0));
@@ -160,6 +164,18 @@ impl GameActor {
                     }
                 }
             }
+        }
+        if self.moved {
+            // Not the game's end: it goes on on the node that took it. Its sockets see the
+            // events end and reconnect.
+            tracing::info!("another node runs the game now; letting it go");
+            self.ctx
+                .metrics
+                .games_moved
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.ctx
+                .let_go(self.state.id(), self.state.status() == GameStatus::Active);
+            return;
         }
         if hibernated {
             // Out of the registry already, and still in progress (and counted so) in the
@@ -202,6 +218,16 @@ impl GameActor {
             }
         }
         false
+    }
+
+    /// Commits one change with the epoch this node holds (if any); a change refused because
+    /// another node took the game over marks the actor to stop.
+    async fn commit_change(&mut self, change: GameChange) -> Result<(), StoreError> {
+        let result = self.ctx.store.commit(change, self.ctx.fence).await;
+        if matches!(result, Err(StoreError::Fenced { .. })) {
+            self.moved = true;
+        }
+        result
     }
 
     async fn handle(&mut self, command: GameCmd) {
@@ -251,6 +277,7 @@ impl GameActor {
             GameCmd::ExpectPlayers { within } => {
                 self.state.expect_players(self.now_ms(), within);
             }
+            GameCmd::LeaseLost => self.moved = true,
             GameCmd::AbortedInStore => {
                 let effects = self
                     .state

@@ -87,7 +87,11 @@ impl MemoryStore {
 }
 
 impl GameStore for MemoryStore {
-    fn commit(&self, change: GameChange) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn commit(
+        &self,
+        change: GameChange,
+        _fence: Option<i64>,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
         let mut memory = self.memory();
         // As PostgreSQL's unique key on (game, ply) does.
         if let GameChange::Act(action, _) = &change {

@@ -380,6 +380,20 @@ impl Store {
             .collect()
     }
 
+    /// The ids of the games whose clock or first-move limit runs: those a node of a
+    /// cluster takes over when the node that ran them went quiet.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn running_game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
+        let ids = sqlx::query_scalar(&format!(
+            "select g.game_id from game g where {RUNNING_GAME}"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids)
+    }
+
     /// An unfinished game brought back into memory after it hibernated, counted as
     /// restarted once more, as [`Store::resume_running_games`] counts the games it resumes;
     /// None if there is no such game or it is over.
