@@ -2,7 +2,9 @@
 //! NATS): a game runs on the node that made it; the other will not run it while that node's
 //! lease is live. Then the owner is killed with SIGKILL in mid-game: the survivor takes the
 //! game over once the lease lapses, the players reconnect to it and play on to the end, and
-//! every acknowledged move is stored exactly once.
+//! every acknowledged move is stored exactly once. And an owner frozen (SIGSTOP) past its
+//! lease, then woken while a player's socket to it is still open: the game went on on the
+//! other node, and the woken node commits nothing more to it (its late move is refused).
 
 use super::crash::{
     assert_stored_finished_with, free_port, guest_on, play, play_to_the_end, start_server_with,
@@ -10,6 +12,7 @@ use super::crash::{
 };
 use super::nats::PrivateNats;
 use super::server::{database_url_named, drop_database, wait_until, Player, Watcher};
+use std::process::Command;
 use std::time::Duration;
 
 /// A node of the cluster: the server binary on `port`, with NATS and its node id.
@@ -81,6 +84,111 @@ async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
     assert_stored_finished_with(&addr_b, &game_id, white.moves.len()).await;
     assert_eq!(white.moves[..6], acknowledged[..]);
 
+    drop(node_b);
+    drop_database(&database).await;
+}
+
+/// Sends SIGSTOP or SIGCONT to the node's process (ours, by its PID).
+fn signal(node: &ServerProcess, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &node.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("kill {signal}: {e}"));
+    assert!(status.success(), "kill {signal} failed");
+}
+
+/// Reads `socket` until the node refuses the late move or the game's events end there;
+/// panics if the node instead announces the move (it committed it).
+async fn refused_or_let_go(watcher: &mut Watcher, ply: u64) -> String {
+    loop {
+        let message = match watcher.socket.next(Duration::from_secs(30)).await {
+            Ok(message) => message,
+            Err(e) => return format!("closed: {e}"),
+        };
+        if message["t"] == "error" {
+            return message["code"].as_str().unwrap_or_default().to_string();
+        }
+        if message["t"] == "event" && message["kind"] == "action" && message["ply"] == ply {
+            panic!("the frozen node committed a move after losing the game: {message}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_owner_commits_nothing_once_the_game_has_moved_on() {
+    let nats = PrivateNats::start().await;
+    let database = format!("oddboard_cluster_{}", uuid::Uuid::new_v4().simple());
+    let database_url = database_url_named(&database);
+    let (port_a, port_b) = (free_port(), free_port());
+    let (addr_a, addr_b) = (format!("127.0.0.1:{port_a}"), format!("127.0.0.1:{port_b}"));
+    let node_a = start_node(port_a, &database_url, &nats, "node-a");
+    wait_healthy(&addr_a).await;
+    let node_b = start_node(port_b, &database_url, &nats, "node-b");
+    wait_healthy(&addr_b).await;
+
+    let mut alice = guest_on(&addr_a).await;
+    let mut bob = guest_on(&addr_a).await;
+    let clock = serde_json::json!({ "minutes": 10, "increment": 5 });
+    let game_id = alice.create_game("suicide", clock, "white").await;
+    bob.accept(&game_id).await;
+    let mut white_on_a = alice.watch(&game_id).await;
+    let mut black = bob.watch(&game_id).await;
+    play(&mut white_on_a, &mut black, 4).await;
+
+    // Node A freezes; its lease lapses and node B takes the game over. White plays ply 5
+    // through node B, with a second socket.
+    signal(&node_a, "-STOP");
+    let mut black = watch_on(&mut bob, &addr_b, &game_id).await;
+    let mut alice_on_b = Player {
+        name: alice.name.clone(),
+        client: alice.client.clone(),
+    };
+    let mut white = watch_on(&mut alice_on_b, &addr_b, &game_id).await;
+    assert_eq!(white.ply, 4);
+    let on_b = super::server::choose(&white.legal, 5);
+    white.act(&on_b).await;
+    white.read_until(|w| w.ply == 5).await;
+    black.read_until(|w| w.ply == 5).await;
+
+    // Node A wakes still believing it runs the game at ply 4, and White's first socket asks
+    // it for another ply 5: refused (fenced, or the game let go), never committed.
+    signal(&node_a, "-CONT");
+    let late = white_on_a
+        .legal
+        .iter()
+        .find(|a| **a != on_b)
+        .cloned()
+        .unwrap_or_else(|| on_b.clone());
+    white_on_a.act(&late).await;
+    let answer = refused_or_let_go(&mut white_on_a, 5).await;
+    assert!(
+        ["game_moved", "game_unavailable", "game_elsewhere"].contains(&answer.as_str())
+            || answer.starts_with("closed"),
+        "{answer}"
+    );
+
+    eprintln!("cluster: the woken node answered the late move with {answer}");
+    // And node A let the game go (a fenced commit or its lost lease), as its metrics say.
+    let mut metrics = oddboard_client::Client::new(addr_a.clone());
+    wait_until(
+        "node A to count the game it let go",
+        Duration::from_secs(20),
+        async || {
+            let body = metrics
+                .get("/metrics")
+                .await
+                .map(|r| r.body)
+                .unwrap_or_default();
+            body.lines().any(|l| l == "oddboard_games_moved_total 1")
+        },
+    )
+    .await;
+
+    // The game goes on through node B; ply 5 is node B's, once.
+    play_to_the_end(&mut white, &mut black).await;
+    assert_stored_finished_with(&addr_b, &game_id, white.moves.len()).await;
+    assert_eq!(white.moves[4], on_b);
+    drop(node_a);
     drop(node_b);
     drop_database(&database).await;
 }
