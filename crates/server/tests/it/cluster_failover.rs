@@ -39,26 +39,61 @@ async fn watch_on(player: &mut Player, addr: &str, game_id: &str) -> Watcher {
     watcher
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
+/// Two nodes on one new database and a private NATS.
+struct TwoNodes {
+    nats: PrivateNats,
+    database: String,
+    a: ServerProcess,
+    b: ServerProcess,
+    addr_a: String,
+    addr_b: String,
+}
+
+async fn two_nodes() -> TwoNodes {
     let nats = PrivateNats::start().await;
     let database = format!("oddboard_cluster_{}", uuid::Uuid::new_v4().simple());
     let database_url = database_url_named(&database);
     let (port_a, port_b) = (free_port(), free_port());
     let (addr_a, addr_b) = (format!("127.0.0.1:{port_a}"), format!("127.0.0.1:{port_b}"));
-    let mut node_a = start_node(port_a, &database_url, &nats, "node-a");
+    let a = start_node(port_a, &database_url, &nats, "node-a");
     wait_healthy(&addr_a).await;
-    let node_b = start_node(port_b, &database_url, &nats, "node-b");
+    let b = start_node(port_b, &database_url, &nats, "node-b");
     wait_healthy(&addr_b).await;
+    TwoNodes {
+        nats,
+        database,
+        a,
+        b,
+        addr_a,
+        addr_b,
+    }
+}
 
-    // A game made and played on node A.
-    let mut alice = guest_on(&addr_a).await;
-    let mut bob = guest_on(&addr_a).await;
+/// A 10+5 Suicide game between two new guests on the node at `addr`, under way, with both
+/// players' sockets: (White, Black, the game's id, White's socket, Black's socket).
+async fn game_on(addr: &str) -> (Player, Player, String, Watcher, Watcher) {
+    let mut alice = guest_on(addr).await;
+    let mut bob = guest_on(addr).await;
     let clock = serde_json::json!({ "minutes": 10, "increment": 5 });
     let game_id = alice.create_game("suicide", clock, "white").await;
     bob.accept(&game_id).await;
-    let mut white = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
+    let white = alice.watch(&game_id).await;
+    let black = bob.watch(&game_id).await;
+    (alice, bob, game_id, white, black)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
+    let TwoNodes {
+        nats: _nats,
+        database,
+        a: mut node_a,
+        b: node_b,
+        addr_a,
+        addr_b,
+    } = two_nodes().await;
+    // A game made and played on node A.
+    let (mut alice, mut bob, game_id, mut white, mut black) = game_on(&addr_a).await;
     play(&mut white, &mut black, 6).await;
     let acknowledged = white.moves.clone();
     assert_eq!(acknowledged.len(), 6);
@@ -116,23 +151,15 @@ async fn refused_or_let_go(watcher: &mut Watcher, ply: u64) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_owner_commits_nothing_once_the_game_has_moved_on() {
-    let nats = PrivateNats::start().await;
-    let database = format!("oddboard_cluster_{}", uuid::Uuid::new_v4().simple());
-    let database_url = database_url_named(&database);
-    let (port_a, port_b) = (free_port(), free_port());
-    let (addr_a, addr_b) = (format!("127.0.0.1:{port_a}"), format!("127.0.0.1:{port_b}"));
-    let node_a = start_node(port_a, &database_url, &nats, "node-a");
-    wait_healthy(&addr_a).await;
-    let node_b = start_node(port_b, &database_url, &nats, "node-b");
-    wait_healthy(&addr_b).await;
-
-    let mut alice = guest_on(&addr_a).await;
-    let mut bob = guest_on(&addr_a).await;
-    let clock = serde_json::json!({ "minutes": 10, "increment": 5 });
-    let game_id = alice.create_game("suicide", clock, "white").await;
-    bob.accept(&game_id).await;
-    let mut white_on_a = alice.watch(&game_id).await;
-    let mut black = bob.watch(&game_id).await;
+    let TwoNodes {
+        nats: _nats,
+        database,
+        a: node_a,
+        b: node_b,
+        addr_a,
+        addr_b,
+    } = two_nodes().await;
+    let (alice, mut bob, game_id, mut white_on_a, mut black) = game_on(&addr_a).await;
     play(&mut white_on_a, &mut black, 4).await;
 
     // Node A freezes; its lease lapses and node B takes the game over. White plays ply 5
