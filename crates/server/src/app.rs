@@ -152,11 +152,19 @@ impl App {
         // per-connection `with_state(())`), a tenth of the server's CPU when games start and
         // end at a high rate.
         let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+        let ownership = self.state.games.ownership().cloned();
         let served = axum::serve(listener, service)
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 tracing::info!("shutting down");
                 let _ = shutdown_tx.send(true);
+                // Several nodes: the games' leases go back at once, so that the other nodes
+                // take the games over within a second rather than after the leases lapse.
+                // A game this node still commits to meanwhile is fenced by the new owner.
+                if let Some(ownership) = ownership {
+                    let released = ownership.release_all().await;
+                    tracing::info!(released, "handed this node's games over");
+                }
             })
             .await;
         // The sockets saw the same signal and are sending their close frames. Wait for them,

@@ -116,6 +116,19 @@ impl Ownership {
         });
     }
 
+    /// Gives every lease back (the node is stopping), and returns how many.
+    pub async fn release_all(&self) -> usize {
+        let leases: Vec<(Uuid, Lease)> = self.held().drain().collect();
+        self.metrics.games_owned.store(0, Ordering::Relaxed);
+        let count = leases.len();
+        for (game_id, lease) in leases {
+            if let Err(e) = self.cluster.leases().release(lease).await {
+                tracing::debug!(%game_id, cause = %e, "could not give a lease back; it lapses");
+            }
+        }
+        count
+    }
+
     /// Forgets game `game_id`'s lease without giving it back: another node holds it now.
     pub fn forget(&self, game_id: Uuid) {
         if self.held().remove(&game_id).is_some() {

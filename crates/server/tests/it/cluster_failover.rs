@@ -219,3 +219,48 @@ async fn a_frozen_owner_commits_nothing_once_the_game_has_moved_on() {
     drop(node_b);
     drop_database(&database).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_node_hands_its_games_over_at_once() {
+    let TwoNodes {
+        nats,
+        database,
+        a: mut node_a,
+        b: node_b,
+        addr_a,
+        addr_b,
+    } = two_nodes().await;
+    let (mut alice, mut bob, game_id, mut white, mut black) = game_on(&addr_a).await;
+    play(&mut white, &mut black, 3).await;
+    let acknowledged = white.moves.clone();
+
+    // SIGTERM: node A gives its leases back as it stops, so that the moment it is gone no
+    // live lease of its holds the game (a lease not given back would live on up to 3 s).
+    signal(&node_a, "-TERM");
+    let _ = node_a.wait();
+    let observer =
+        oddboard::cluster::Cluster::connect(&nats.url(), "observer", Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    let game_uuid = uuid::Uuid::parse_str(&game_id).unwrap_or_else(|e| panic!("{e}"));
+    let key = oddboard::cluster::Leases::game_key(game_uuid);
+    let holder = observer
+        .leases()
+        .holder(&key, oddboard::cluster::leases::wall_ms())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(
+        holder.as_deref(),
+        Some("node-a"),
+        "node A kept its lease after it stopped"
+    );
+
+    // The players go on through node B with every acknowledged move.
+    let mut black = watch_on(&mut bob, &addr_b, &game_id).await;
+    let mut white = watch_on(&mut alice, &addr_b, &game_id).await;
+    assert_eq!(white.moves, acknowledged);
+    play_to_the_end(&mut white, &mut black).await;
+    assert_stored_finished_with(&addr_b, &game_id, white.moves.len()).await;
+    drop(node_b);
+    drop_database(&database).await;
+}
