@@ -264,3 +264,87 @@ async fn a_stopping_node_hands_its_games_over_at_once() {
     drop(node_b);
     drop_database(&database).await;
 }
+
+/// Failover time (issue 49's benchmark, not a timed test): node B runs throughout; each
+/// round starts node A, makes `FAILOVER_GAMES` games on it with one move each, kills A with
+/// SIGKILL, and measures, for every game, the time from the kill to its next acknowledged
+/// move through node B (the players reconnecting to B as soon as it serves the game).
+/// Prints p50, p90, p99 and the worst over all rounds; asserts only that every game went on
+/// with its acknowledged move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: cargo test --release --test it failover_time -- --ignored --nocapture"]
+async fn failover_time() {
+    const FAILOVER_GAMES: usize = 100;
+    let rounds: usize = std::env::var("FAILOVER_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(10);
+    let TwoNodes {
+        nats,
+        database,
+        a: node_a,
+        b: node_b,
+        addr_a,
+        addr_b,
+    } = two_nodes().await;
+    let database_url = database_url_named(&database);
+    let port_a: u16 = addr_a
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    let mut node_a = Some(node_a);
+    let mut samples: Vec<Duration> = Vec::new();
+    for round in 0..rounds {
+        let mut a = match node_a.take() {
+            Some(a) => a,
+            None => {
+                let a = start_node(port_a, &database_url, &nats, &format!("node-a{round}"));
+                wait_healthy(&addr_a).await;
+                a
+            }
+        };
+        let mut games = Vec::new();
+        for _ in 0..FAILOVER_GAMES {
+            let (white_player, black_player, game_id, mut white, mut black) =
+                game_on(&addr_a).await;
+            play(&mut white, &mut black, 1).await;
+            games.push((white_player, black_player, game_id, white.moves.clone()));
+        }
+        a.kill()
+            .unwrap_or_else(|e| panic!("cannot kill node A: {e}"));
+        let killed = tokio::time::Instant::now();
+        let _ = a.wait();
+        // All at once, in this task (the players' sockets need not move between threads).
+        let waiting =
+            games
+                .into_iter()
+                .map(|(_white_player, mut black_player, game_id, acknowledged)| {
+                    let addr_b = addr_b.clone();
+                    async move {
+                        // Black is to move: it reconnects to B and plays; the time is its move's.
+                        let mut black = watch_on(&mut black_player, &addr_b, &game_id).await;
+                        assert_eq!(black.moves, acknowledged);
+                        let action = super::server::choose(&black.legal, 1);
+                        black.act(&action).await;
+                        black.read_until(|w| w.ply >= 2).await;
+                        killed.elapsed()
+                    }
+                });
+        samples.extend(futures_util::future::join_all(waiting).await);
+        eprintln!("failover round {round}: {} games", samples.len());
+    }
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
+    eprintln!(
+        "failover over {rounds} kills of a node running {FAILOVER_GAMES} games ({} games): \
+         p50 {:?}, p90 {:?}, p99 {:?}, worst {:?}",
+        samples.len(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        samples.last().copied().unwrap_or_default()
+    );
+    drop(node_b);
+    drop_database(&database).await;
+}
