@@ -16,9 +16,29 @@ use std::process::Command;
 use std::time::Duration;
 
 /// A node of the cluster: the server binary on `port`, with NATS and its node id.
-fn start_node(port: u16, database_url: &str, nats: &PrivateNats, node_id: &str) -> ServerProcess {
+pub(crate) fn start_node(
+    port: u16,
+    database_url: &str,
+    nats: &PrivateNats,
+    node_id: &str,
+) -> ServerProcess {
     let settings = [("NATS_URL", nats.url()), ("NODE_ID", node_id.to_string())];
     start_server_with(port, database_url, &settings)
+}
+
+/// `player`'s game socket on the node at `addr` with its first snapshot, if that node serves
+/// the game now; None if it refuses (another node runs it) or cannot be reached.
+pub(crate) async fn watch_if_served(
+    player: &mut Player,
+    addr: &str,
+    game_id: &str,
+) -> Option<Watcher> {
+    player.client.addr = addr.to_string();
+    let socket = player.client.connect_game(game_id, None).await.ok()?;
+    let mut watcher = Watcher::new(socket);
+    let first = watcher.socket.next(Duration::from_secs(10)).await.ok()?;
+    watcher.absorb(&first);
+    (first["t"] == "snapshot").then_some(watcher)
 }
 
 /// `player`'s game socket on the node at `addr`, once that node serves the game.
@@ -71,7 +91,7 @@ async fn two_nodes() -> TwoNodes {
 
 /// A 10+5 Suicide game between two new guests on the node at `addr`, under way, with both
 /// players' sockets: (White, Black, the game's id, White's socket, Black's socket).
-async fn game_on(addr: &str) -> (Player, Player, String, Watcher, Watcher) {
+pub(crate) async fn game_on(addr: &str) -> (Player, Player, String, Watcher, Watcher) {
     let mut alice = guest_on(addr).await;
     let mut bob = guest_on(addr).await;
     let clock = serde_json::json!({ "minutes": 10, "increment": 5 });
@@ -124,7 +144,7 @@ async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
 }
 
 /// Sends SIGSTOP or SIGCONT to the node's process (ours, by its PID).
-fn signal(node: &ServerProcess, signal: &str) {
+pub(crate) fn signal(node: &ServerProcess, signal: &str) {
     let status = Command::new("kill")
         .args([signal, &node.id().to_string()])
         .status()

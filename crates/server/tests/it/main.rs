@@ -25,6 +25,7 @@ mod browser_variants;
 mod built_in_client;
 mod cli;
 mod cluster_failover;
+mod cluster_faults;
 mod cluster_leases;
 mod computer;
 mod crash;
