@@ -28,6 +28,15 @@ impl GameSocket {
     /// The connection or the WebSocket handshake failed.
     pub async fn connect(url: &str, cookie: Option<&str>) -> Result<GameSocket, ClientError> {
         let mut request = url.into_client_request().map_err(err)?;
+        let me = request
+            .uri()
+            .authority()
+            .and_then(|a| crate::self_named(a.as_str()));
+        if let Some(me) = me {
+            request
+                .headers_mut()
+                .insert("x-forwarded-for", HeaderValue::from_static(me));
+        }
         if let Some(cookie) = cookie {
             request
                 .headers_mut()

@@ -1,7 +1,11 @@
 //! Rate limits: how often one client address may create guests, register, log in, create
 //! games and send lobby commands, how many sockets it may hold open, and how many frames one
 //! socket may send. Every limit is a setting (`config::RateLimits`); addresses in
-//! `RATE_LIMIT_EXEMPT` are never limited.
+//! `RATE_LIMIT_EXEMPT` are never limited, but the unknown client (`proxy::UNKNOWN_CLIENT`: a
+//! trusted proxy named nobody) always is, as one client.
+//!
+//! Every limiter here lives in this process's memory: behind a load balancer each node counts
+//! only the requests it serves, the login back-off included (`docs/operations.md`).
 //!
 //! The limiters are governor's GCRA: a burst of N, then one more every PERIOD/N. Clients are
 //! keyed by address ([`ClientInfo::ip`], so the forwarded one only from a trusted proxy), an
@@ -182,8 +186,12 @@ impl Limiters {
         }
     }
 
+    /// Whether no limit applies to `client`: its address is in `RATE_LIMIT_EXEMPT`, and it is
+    /// known. An unknown client ([`ClientInfo::is_unknown`]) is never exempt, whatever the
+    /// setting covers (`0.0.0.0/0` does cover its key): it may be anyone behind a proxy that
+    /// sends no `X-Forwarded-For`, and exempting it would exempt all of them.
     fn is_exempt(&self, client: &ClientInfo) -> bool {
-        self.exempt.iter().any(|net| net.contains(&client.ip))
+        !client.is_unknown() && self.exempt.iter().any(|net| net.contains(&client.ip))
     }
 
     /// Counts one `action` by `client`.
@@ -599,6 +607,45 @@ mod tests {
         let exempt = client("192.0.2.9");
         for _ in 0..10 {
             assert_eq!(limiters.check(Action::CreateGuest, &exempt), Ok(()));
+        }
+    }
+
+    #[test]
+    fn the_unknown_client_is_limited_whatever_is_exempt() {
+        use crate::web::proxy::UNKNOWN_CLIENT;
+        let unknown = UNKNOWN_CLIENT.to_string();
+        // (RATE_LIMIT_EXEMPT, client, exempt)
+        let cases: &[(&str, &str, bool)] = &[
+            ("127.0.0.0/8,::1", "127.0.0.1", true),
+            ("127.0.0.0/8,::1", "198.51.100.1", false),
+            ("127.0.0.0/8,::1", &unknown, false),
+            ("0.0.0.0/0,::/0", "198.51.100.1", true),
+            ("0.0.0.0/0,::/0", &unknown, false),
+            ("0.0.0.0/32", &unknown, false),
+        ];
+        for (exempt, address, is_exempt) in cases {
+            let settings = RateLimits {
+                exempt: crate::config::parse_networks(exempt).unwrap_or_default(),
+                ..strict()
+            };
+            let limiters = Arc::new(Limiters::new(&settings));
+            let who = client(address);
+            let case = format!("{address} with {exempt} exempt");
+            // strict(): two guests an hour, two sockets, a back-off after three failures.
+            let guests: Vec<bool> = (0..3)
+                .map(|_| limiters.check(Action::CreateGuest, &who).is_ok())
+                .collect();
+            assert_eq!(guests, [true, true, *is_exempt], "{case}");
+            let socket = limiters.open_socket(&who, SocketKind::Game);
+            assert!(
+                socket.is_ok_and(|gate| gate.holds_a_place() != *is_exempt),
+                "{case}"
+            );
+            for _ in 0..3 {
+                limiters.login_failed("alice", &who);
+            }
+            let attempt = limiters.login_attempt("alice", &who);
+            assert_eq!(attempt.is_ok(), *is_exempt, "{case}");
         }
     }
 

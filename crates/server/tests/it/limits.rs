@@ -407,15 +407,54 @@ async fn game_sockets_answer_rate_limited_past_their_frames() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn loopback_is_exempt_by_default() {
-    let server = TestServer::start_configured(fast_settings(), |config| {
+/// A server with the default proxies and exemptions (loopback is both a trusted proxy and
+/// exempt) and `guests` guests an hour per client.
+async fn default_proxies_with_guests(guests: u32) -> TestServer {
+    TestServer::start_configured(fast_settings(), |config| {
         config.rate_limits = RateLimits {
-            guests: per_hour(1),
+            guests: per_hour(guests),
             ..RateLimits::default()
         };
     })
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_proxy_that_names_no_client_is_limited_as_one_unknown_client() {
+    let server = default_proxies_with_guests(2).await;
+    // A proxy on the machine that sends no usable `X-Forwarded-For`. Taken as the proxy's own
+    // loopback address, each request would be exempt; they are one unknown client, with one
+    // allowance between them.
+    let unnamed: [&[(&str, &str)]; 4] = [
+        &[],
+        &[("X-Forwarded-For", "")],
+        &[("X-Forwarded-For", "unknown")],
+        &[],
+    ];
+    let mut statuses = Vec::new();
+    for headers in unnamed {
+        let answer = send(&server, "POST", "/api/auth/guest", headers, &Value::Null).await;
+        if answer.status == 429 {
+            assert_rate_limited(&answer);
+        }
+        statuses.push(answer.status);
+    }
+    assert_eq!(statuses, [200, 200, 429, 429]);
+    // A client the proxy does name keeps its own allowance, and the machine named as the
+    // client (as the load tool names itself) is still exempt.
+    assert_eq!(guest_from(&server, "198.51.100.1").await.status, 200);
+    for _ in 0..3 {
+        assert_eq!(guest_from(&server, "127.0.0.1").await.status, 200);
+    }
+    server.stop().await;
+}
+
+/// The machine itself, as the project's client names it to a server on the machine
+/// (`X-Forwarded-For: 127.0.0.1`, see `oddboard_client`), is exempt by default: the load tool
+/// runs unlimited against a local server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_is_exempt_by_default() {
+    let server = default_proxies_with_guests(1).await;
     for _ in 0..3 {
         server.guest().await;
     }
