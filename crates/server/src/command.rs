@@ -106,9 +106,15 @@ pub enum AdminCommand {
 /// `oddboard loadtest`'s flags (`oddboard loadtest --help`).
 #[derive(Clone, Debug, clap::Args)]
 pub struct LoadArgs {
-    /// The server to load.
-    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
-    pub addr: String,
+    /// The server to load; several nodes of one cluster: `--addr` repeated or a comma list,
+    /// each game's players then on one node in turn (its figures read from the first).
+    #[arg(
+        long,
+        default_value = "127.0.0.1:8080",
+        value_name = "HOST:PORT",
+        value_delimiter = ','
+    )]
+    pub addr: Vec<String>,
     /// Games played at once.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
@@ -149,8 +155,14 @@ impl From<LoadArgs> for LoadOptions {
     /// Caps the games per socket at what the server lets one socket watch.
     fn from(args: LoadArgs) -> LoadOptions {
         let most_per_socket = crate::web::mux::MAX_WATCHED as u64;
+        let nodes = if args.addr.len() > 1 {
+            args.addr.clone()
+        } else {
+            Vec::new()
+        };
         LoadOptions {
-            addr: args.addr,
+            addr: args.addr.first().cloned().unwrap_or_default(),
+            nodes,
             games: usize::try_from(args.games).unwrap_or(usize::MAX),
             duration: Duration::from_secs_f64(args.seconds.clamp(0.1, 1e9)),
             rate: args.rate.map(|rate| rate.max(0.1)),

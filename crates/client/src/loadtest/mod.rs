@@ -50,7 +50,12 @@ mod view;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
+    /// The server the run's figures are read from (`/metrics`), and the first node.
     pub addr: String,
+    /// Several nodes of one cluster: every node's address, `addr` among them; slot `i`'s
+    /// players and games are on node `i mod n` (the node that makes a game runs it). Empty:
+    /// `addr` alone.
+    pub nodes: Vec<String>,
     pub games: usize,
     pub duration: Duration,
     /// Total moves per second to aim at; None runs flat out.
@@ -75,6 +80,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             addr: "127.0.0.1:8080".into(),
+            nodes: Vec::new(),
             games: 100,
             duration: Duration::from_secs(20),
             rate: None,
@@ -83,6 +89,16 @@ impl Default for LoadOptions {
             games_per_socket: 1,
             computer_games: 0,
             computer_level: 8,
+        }
+    }
+}
+
+impl LoadOptions {
+    /// The node slot `slot`'s players use.
+    pub fn addr_of(&self, slot: usize) -> &str {
+        match self.nodes.len() {
+            0 => &self.addr,
+            n => &self.nodes[slot % n],
         }
     }
 }
@@ -430,9 +446,11 @@ enum Driver {
 /// Sets up one slot per game, numbered; a slot that fails is counted as an error.
 async fn set_up_slots(options: &Arc<LoadOptions>, shared: &Shared) -> Vec<(usize, Driver)> {
     let mut setups = Vec::new();
-    for _ in 0..options.games {
+    for index in 0..options.games {
         let options = options.clone();
-        setups.push(tokio::spawn(async move { slot::set_up(&options).await }));
+        setups.push(tokio::spawn(
+            async move { slot::set_up(&options, index).await },
+        ));
     }
     collect_setups(setups, shared, Driver::Slot).await
 }
@@ -445,8 +463,9 @@ async fn set_up_pairs(options: &Arc<LoadOptions>, shared: &Shared) -> Vec<(usize
         let games = left.min(options.games_per_socket);
         left -= games;
         let options = options.clone();
+        let index = setups.len();
         setups.push(tokio::spawn(async move {
-            pair::MuxPair::set_up(&options, games).await
+            pair::MuxPair::set_up(&options, games, index).await
         }));
     }
     collect_setups(setups, shared, Driver::Pair).await

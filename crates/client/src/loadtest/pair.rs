@@ -45,8 +45,9 @@ impl MuxPair {
     pub(super) async fn set_up(
         options: &LoadOptions,
         games: usize,
+        index: usize,
     ) -> Result<MuxPair, ClientError> {
-        let (white, black) = two_guests(&options.addr).await?;
+        let (white, black) = two_guests(options.addr_of(index)).await?;
         let mut pair = MuxPair {
             white_socket: white.connect_games().await?,
             black_socket: black.connect_games().await?,

@@ -43,8 +43,8 @@ pub(super) struct Slot {
 
 /// Signs in both players of a slot and starts their first game (before the clock starts, so
 /// that setting up hundreds of games at once is not measured as move latency).
-pub(super) async fn set_up(options: &LoadOptions) -> Result<Slot, ClientError> {
-    let (mut white, mut black) = two_guests(&options.addr).await?;
+pub(super) async fn set_up(options: &LoadOptions, index: usize) -> Result<Slot, ClientError> {
+    let (mut white, mut black) = two_guests(options.addr_of(index)).await?;
     let game = new_game(&mut white, &mut black, &options.variant).await?;
     Ok(Slot { white, black, game })
 }

@@ -368,3 +368,45 @@ async fn failover_time() {
     drop(node_b);
     drop_database(&database).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_tool_spreads_its_games_over_the_nodes() {
+    let TwoNodes {
+        nats: _nats,
+        database,
+        a,
+        b,
+        addr_a,
+        addr_b,
+    } = two_nodes().await;
+    let options = oddboard_client::loadtest::LoadOptions {
+        addr: addr_a.clone(),
+        nodes: vec![addr_a.clone(), addr_b.clone()],
+        games: 4,
+        duration: Duration::from_secs(2),
+        variant: "chazz".into(),
+        ..Default::default()
+    };
+    let report = oddboard_client::loadtest::run(options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.moves > 0, "{report}");
+    // Each node made and runs its share of the games.
+    for addr in [&addr_a, &addr_b] {
+        let mut client = oddboard_client::Client::new(addr.clone());
+        let metrics = client
+            .get("/metrics")
+            .await
+            .map(|r| r.body)
+            .unwrap_or_default();
+        let owned: i64 = metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("oddboard_games_owned "))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert!(owned >= 2, "{addr} runs {owned} games");
+    }
+    drop((a, b));
+    drop_database(&database).await;
+}

@@ -116,6 +116,7 @@ fn chazz(
 ) -> LoadOptions {
     LoadOptions {
         addr: server.addr.clone(),
+        nodes: Vec::new(),
         games,
         duration,
         rate,
