@@ -124,8 +124,10 @@ impl From<ActionError> for Refusal {
     }
 }
 
-/// What a player asks of a game besides playing an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a player asks of a game besides playing an action. Serialized (snake_case) when a
+/// node of a cluster forwards it to the node that runs the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PlayerRequest {
     Resign,
     OfferDraw,

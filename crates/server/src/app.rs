@@ -92,6 +92,12 @@ impl App {
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         if let Some(ownership) = ownership {
+            // Other nodes' requests for the games this one runs.
+            tokio::spawn(crate::game::forwarding::serve(
+                games.clone(),
+                ownership.cluster().client().clone(),
+                ownership.cluster().node_id().to_string(),
+            ));
             tokio::spawn(crate::game::ownership::keep(
                 games.clone(),
                 ownership,

@@ -18,6 +18,12 @@ pub enum GameError {
     Unavailable,
     /// Another node of the cluster runs the game (its lease is live there).
     Elsewhere,
+    /// The node that runs the game refused, with this code and message (a request this
+    /// node forwarded to it).
+    Remote {
+        code: &'static str,
+        message: String,
+    },
     /// The game's rules refused it; nothing changed.
     Refused(Refusal),
     Store(StoreError),
@@ -30,6 +36,7 @@ impl GameError {
             GameError::NotFound => "game_not_found",
             GameError::Unavailable => "game_unavailable",
             GameError::Elsewhere => "game_elsewhere",
+            GameError::Remote { code, .. } => code,
             GameError::Refused(refusal) => refusal.code(),
             // Another node runs the game now: the client reconnects, and lands on it.
             GameError::Store(StoreError::Fenced { .. }) => "game_moved",
@@ -52,6 +59,7 @@ impl fmt::Display for GameError {
         match self {
             GameError::NotFound => f.write_str("no such game"),
             GameError::Unavailable => f.write_str("the game is not available right now"),
+            GameError::Remote { message, .. } => f.write_str(message),
             GameError::Elsewhere => {
                 f.write_str("the game runs on another server of this site; try again shortly")
             }
@@ -70,6 +78,35 @@ impl fmt::Display for GameError {
 }
 
 impl std::error::Error for GameError {}
+
+impl GameError {
+    /// A refusal the node that runs the game sent back: its code (one of this binary's, so a
+    /// small set, kept once each) and message.
+    pub fn remote(code: &str, message: String) -> GameError {
+        GameError::Remote {
+            code: intern_code(code),
+            message,
+        }
+    }
+}
+
+/// `code` as a `&'static str`: each distinct code is kept once. Codes come from the other
+/// nodes, which run this binary, so there are few; past 256 a code reads `game_unavailable`.
+fn intern_code(code: &str) -> &'static str {
+    static CODES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> =
+        std::sync::OnceLock::new();
+    let codes = CODES.get_or_init(Default::default);
+    let mut codes = codes.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = codes.get(code) {
+        return known;
+    }
+    if codes.len() >= 256 {
+        return "game_unavailable";
+    }
+    let kept: &'static str = Box::leak(code.to_string().into_boxed_str());
+    codes.insert(kept);
+    kept
+}
 
 impl From<StoreError> for GameError {
     fn from(e: StoreError) -> Self {

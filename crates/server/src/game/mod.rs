@@ -9,9 +9,11 @@
 
 pub mod actor;
 pub mod computer;
+pub mod forwarding;
 pub mod housekeeping;
 pub mod lobby;
 pub mod ownership;
+mod remote;
 
 mod error;
 mod handle;
@@ -65,6 +67,9 @@ struct GamesInner {
     waking: Mutex<HashMap<Uuid, Arc<tokio::sync::OnceCell<GameHandle>>>>,
     /// On a node of a cluster, its leases on games (set once, at the start).
     ownership: std::sync::OnceLock<Arc<ownership::Ownership>>,
+    /// On a node of a cluster, the games other nodes run that are served here
+    /// ([`remote`]), by id.
+    remote: Mutex<HashMap<Uuid, GameHandle>>,
 }
 
 /// The registry of live games: creates actors, finds them by id, restores them after a
@@ -101,6 +106,7 @@ impl Games {
                 in_progress: Mutex::new(HashMap::new()),
                 waking: Mutex::new(HashMap::new()),
                 ownership: std::sync::OnceLock::new(),
+                remote: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -173,7 +179,8 @@ impl Games {
             if self.get(id).is_some() || ownership.held_elsewhere(id).await {
                 continue;
             }
-            match self.find(id).await {
+            // Not through a proxy of it that may still stand here: the game is taken over.
+            match self.wake_once(id).await {
                 Ok(_) | Err(GameError::Elsewhere | GameError::NotFound) => {}
                 Err(e) => tracing::warn!(game_id = %id, cause = %e, "could not take a game over"),
             }
@@ -220,6 +227,14 @@ impl Games {
         if let Some(handle) = self.get(id) {
             return Ok(handle);
         }
+        if let Some(handle) = self.remote_map().get(&id).filter(|h| !h.tx.is_closed()) {
+            return Ok(handle.clone());
+        }
+        self.wake_once(id).await
+    }
+
+    /// [`Games::wake`], once for requests at once for the same game.
+    async fn wake_once(&self, id: Uuid) -> Result<GameHandle, GameError> {
         let cell = self.waking_map().entry(id).or_default().clone();
         let woken = cell.get_or_try_init(|| self.wake(id)).await.cloned();
         let mut waking = self.waking_map();
@@ -237,12 +252,13 @@ impl Games {
         // On a node of a cluster: the game's lease and epoch first, so that the node that
         // ran it can commit nothing after the record is read.
         let fence = match self.ownership() {
-            Some(ownership) => Some(
-                ownership
-                    .take_over(&self.inner.store, id)
-                    .await?
-                    .ok_or(GameError::NotFound)?,
-            ),
+            Some(ownership) => match ownership.take_over(&self.inner.store, id).await {
+                Ok(Some(epoch)) => Some(epoch),
+                Ok(None) => return Err(GameError::NotFound),
+                // Another node runs it: served from there.
+                Err(GameError::Elsewhere) => return self.serve_remote(ownership, id).await,
+                Err(e) => return Err(e),
+            },
             None => None,
         };
         let record = match self.inner.store.wake_game(id).await {
@@ -259,6 +275,34 @@ impl Games {
         let handle = actor::spawn_restored(self.fenced_context(fence), record)?;
         self.register(handle.clone());
         Ok(handle)
+    }
+
+    /// Serves game `id`, which another node runs, through a [`remote`] proxy.
+    async fn serve_remote(
+        &self,
+        ownership: &Arc<ownership::Ownership>,
+        id: Uuid,
+    ) -> Result<GameHandle, GameError> {
+        let owner = ownership.holder(id).await.ok_or(GameError::Elsewhere)?;
+        let client = ownership.cluster().client().clone();
+        let handle = remote::spawn(self, id, owner, client)
+            .await
+            .ok_or(GameError::Elsewhere)?;
+        self.remote_map().insert(id, handle.clone());
+        Ok(handle)
+    }
+
+    fn remote_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, GameHandle>> {
+        // Handles only: a panic elsewhere cannot leave the map inconsistent.
+        self.inner.remote.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A [`remote`] proxy of game `id` ended.
+    fn remote_ended(&self, id: Uuid) {
+        let mut remote = self.remote_map();
+        if remote.get(&id).is_some_and(|h| h.tx.is_closed()) {
+            remote.remove(&id);
+        }
     }
 
     fn waking_map(

@@ -147,6 +147,15 @@ impl Ownership {
         }
     }
 
+    /// The node whose lease on game `game_id` is live, if another's.
+    pub async fn holder(&self, game_id: Uuid) -> Option<String> {
+        let key = Leases::game_key(game_id);
+        match self.cluster.leases().holder(&key, wall_ms()).await {
+            Ok(Some(node)) if node != self.cluster.node_id() => Some(node),
+            _ => None,
+        }
+    }
+
     /// Renews every lease this node holds, once; tells the actor of a game whose lease
     /// another node took to stop.
     async fn renew_all(&self, games: &Games) {

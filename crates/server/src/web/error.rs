@@ -121,6 +121,14 @@ pub(super) fn game_status(error: &GameError) -> StatusCode {
         | GameError::Refused(Refusal::ComputerBusy)
         | GameError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         GameError::Refused(Refusal::NotAPlayer) => StatusCode::FORBIDDEN,
+        // Refused by the node that runs the game: the status its code has here.
+        GameError::Remote { code, .. } => match *code {
+            "game_not_found" => StatusCode::NOT_FOUND,
+            "not_a_player" => StatusCode::FORBIDDEN,
+            "game_unavailable" | "game_elsewhere" | "store_unavailable" | "storage_failed"
+            | "computer_busy" | "game_moved" => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::CONFLICT,
+        },
         _ => StatusCode::CONFLICT,
     }
 }

@@ -30,7 +30,7 @@ async fn next_chat(watcher: &mut Watcher) -> Value {
 }
 
 /// Reads up to the next chat line and returns its text.
-async fn next_chat_text(watcher: &mut Watcher) -> String {
+pub(crate) async fn next_chat_text(watcher: &mut Watcher) -> String {
     let line = next_chat(watcher).await;
     line["text"].as_str().unwrap_or_default().to_string()
 }

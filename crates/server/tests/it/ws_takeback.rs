@@ -29,7 +29,7 @@ async fn play(mover: &mut Watcher, other: &mut Watcher, action: &str) {
 }
 
 /// Reads until an event of `kind` arrives, and returns it.
-async fn event_of(watcher: &mut Watcher, kind: &str) -> Value {
+pub(crate) async fn event_of(watcher: &mut Watcher, kind: &str) -> Value {
     loop {
         let message = watcher.next().await;
         if message["t"] == "event" && message["kind"] == kind {
