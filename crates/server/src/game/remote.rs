@@ -22,6 +22,9 @@ use uuid::Uuid;
 const IDLE: Duration = Duration::from_secs(60);
 /// How long a forwarded request may take: an action's answer waits for its commit.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
+/// How long the requests that commit nothing may take (relay, catch-up, presence): a running
+/// node that does not answer these within it is gone or frozen, and the game is sought afresh.
+const HANDSHAKE_WAIT: Duration = Duration::from_secs(3);
 /// Relayed events a subscriber may fall behind by before it is let go.
 const SUBSCRIBER_BUFFER: usize = 64;
 
@@ -67,13 +70,17 @@ pub(super) async fn spawn(
 impl RemoteGame {
     /// Sends `op` to the running node and waits for its answer.
     async fn ask(&self, op: Op) -> Result<Reply, GameError> {
+        let wait = match op {
+            Op::Relay | Op::Subscribe { .. } | Op::Presence { .. } => HANDSHAKE_WAIT,
+            _ => ANSWER_WAIT,
+        };
         let request = GameRequest {
             game_id: self.game_id,
             op,
         };
         let body = serde_json::to_vec(&request).unwrap_or_default();
         let asked = self.client.request(node_subject(&self.owner), body.into());
-        let answer = tokio::time::timeout(ANSWER_WAIT, asked)
+        let answer = tokio::time::timeout(wait, asked)
             .await
             .map_err(|_| GameError::Unavailable)?
             .map_err(|_| GameError::Unavailable)?;
