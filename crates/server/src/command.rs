@@ -115,6 +115,10 @@ pub struct LoadArgs {
         value_delimiter = ','
     )]
     pub addr: Vec<String>,
+    /// Several nodes: the players' sockets on the next node, not the one that runs their
+    /// game, so that every move is forwarded.
+    #[arg(long)]
+    pub play_elsewhere: bool,
     /// Games played at once.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
@@ -163,6 +167,7 @@ impl From<LoadArgs> for LoadOptions {
         LoadOptions {
             addr: args.addr.first().cloned().unwrap_or_default(),
             nodes,
+            play_elsewhere: args.play_elsewhere,
             games: usize::try_from(args.games).unwrap_or(usize::MAX),
             duration: Duration::from_secs_f64(args.seconds.clamp(0.1, 1e9)),
             rate: args.rate.map(|rate| rate.max(0.1)),

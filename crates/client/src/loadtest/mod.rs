@@ -56,6 +56,9 @@ pub struct LoadOptions {
     /// players and games are on node `i mod n` (the node that makes a game runs it). Empty:
     /// `addr` alone.
     pub nodes: Vec<String>,
+    /// Several nodes: each slot's sockets on the next node rather than the one that runs its
+    /// games, so that every move is forwarded (the cost of forwarding).
+    pub play_elsewhere: bool,
     pub games: usize,
     pub duration: Duration,
     /// Total moves per second to aim at; None runs flat out.
@@ -81,6 +84,7 @@ impl Default for LoadOptions {
         LoadOptions {
             addr: "127.0.0.1:8080".into(),
             nodes: Vec::new(),
+            play_elsewhere: false,
             games: 100,
             duration: Duration::from_secs(20),
             rate: None,
@@ -100,6 +104,11 @@ impl LoadOptions {
             0 => &self.addr,
             n => &self.nodes[slot % n],
         }
+    }
+
+    /// With [`LoadOptions::play_elsewhere`], the node slot `slot`'s sockets use.
+    pub fn elsewhere_of(&self, slot: usize) -> Option<&str> {
+        (self.play_elsewhere && self.nodes.len() > 1).then(|| self.addr_of(slot + 1))
     }
 }
 
@@ -353,7 +362,7 @@ async fn hold_idle_sockets(
         return Ok(idle);
     }
     let (mut host, mut guest) = two_guests(&options.addr).await?;
-    let (w, b) = slot::new_game(&mut host, &mut guest, &options.variant).await?;
+    let (w, b) = slot::new_game(&mut host, &mut guest, &options.variant, None).await?;
     idle.push(w.socket);
     idle.push(b.socket);
     let host_name = whoami(&mut host).await?;

@@ -16,10 +16,17 @@ pub(super) async fn new_game(
     white: &mut Client,
     black: &mut Client,
     variant: &str,
+    elsewhere: Option<&str>,
 ) -> Result<(Side, Side), ClientError> {
     let game_id = create_game(white, black, variant).await?;
     let mut sides = Vec::new();
     for (client, color) in [(&*white, "white"), (&*black, "black")] {
+        // Several nodes: the sockets on another node than the one that made (and runs) the
+        // game, so that every move is forwarded.
+        let mut client = client.clone();
+        if let Some(addr) = elsewhere {
+            client.addr = addr.to_string();
+        }
         let mut side = Side {
             socket: client.connect_game(&game_id, None).await?,
             view: View::new(color),
@@ -45,7 +52,13 @@ pub(super) struct Slot {
 /// that setting up hundreds of games at once is not measured as move latency).
 pub(super) async fn set_up(options: &LoadOptions, index: usize) -> Result<Slot, ClientError> {
     let (mut white, mut black) = two_guests(options.addr_of(index)).await?;
-    let game = new_game(&mut white, &mut black, &options.variant).await?;
+    let game = new_game(
+        &mut white,
+        &mut black,
+        &options.variant,
+        options.elsewhere_of(index),
+    )
+    .await?;
     Ok(Slot { white, black, game })
 }
 
@@ -69,7 +82,15 @@ pub(super) async fn drive_game(
     while !shared.stopping() {
         let (mut w, mut b) = match game.take() {
             Some(game) => game,
-            None => new_game(&mut white, &mut black, &options.variant).await?,
+            None => {
+                new_game(
+                    &mut white,
+                    &mut black,
+                    &options.variant,
+                    options.elsewhere_of(index),
+                )
+                .await?
+            }
         };
         loop {
             if shared.stopping() {

@@ -392,11 +392,21 @@ async fn the_load_tool_spreads_its_games_over_the_nodes() {
         variant: "chazz".into(),
         ..Default::default()
     };
-    let report = oddboard_client::loadtest::run(options)
+    let report = oddboard_client::loadtest::run(options.clone())
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.errors, 0, "{report}");
     assert!(report.moves > 0, "{report}");
+    // And with every player on the other node than its game's: every move forwarded.
+    let forwarded = oddboard_client::loadtest::LoadOptions {
+        play_elsewhere: true,
+        ..options
+    };
+    let report = oddboard_client::loadtest::run(forwarded)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors, 0, "forwarded: {report}");
+    assert!(report.moves > 0, "forwarded: {report}");
     // Each node made and runs its share of the games.
     for addr in [&addr_a, &addr_b] {
         let mut client = oddboard_client::Client::new(addr.clone());

@@ -117,6 +117,7 @@ fn chazz(
     LoadOptions {
         addr: server.addr.clone(),
         nodes: Vec::new(),
+        play_elsewhere: false,
         games,
         duration,
         rate,
