@@ -26,7 +26,12 @@ db=oddboard_cluster_load
 out=target/cluster-load/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 pids=()
-stop_all() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pids=(); }
+# The nodes before NATS (the last started first), so that each hands its leases back.
+stop_all() {
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; wait "${pids[$i]}" 2>/dev/null || true; done
+  pids=()
+}
 trap 'stop_all; rm -rf "$out/nats"' EXIT
 fresh_db() {
   psql -h 127.0.0.1 -U postgres -qc "drop database if exists $db" >/dev/null

@@ -167,9 +167,13 @@ impl App {
                 // Several nodes: the games' leases go back at once, so that the other nodes
                 // take the games over within a second rather than after the leases lapse.
                 // A game this node still commits to meanwhile is fenced by the new owner.
+                // Bounded: with NATS away the leases lapse on their own, and the node must
+                // still stop.
                 if let Some(ownership) = ownership {
-                    let released = ownership.release_all().await;
-                    tracing::info!(released, "handed this node's games over");
+                    match tokio::time::timeout(HANDOVER_WAIT, ownership.release_all()).await {
+                        Ok(released) => tracing::info!(released, "handed this node's games over"),
+                        Err(_) => tracing::warn!("NATS did not take the leases back; they lapse"),
+                    }
                 }
             })
             .await;
@@ -187,6 +191,9 @@ impl App {
         served
     }
 }
+
+/// How long a stopping node tries to give its leases back before it stops anyway.
+const HANDOVER_WAIT: Duration = Duration::from_secs(2);
 
 /// How long the start waits for NATS, in cluster mode, before giving up.
 const NATS_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -121,11 +121,12 @@ impl Ownership {
         let leases: Vec<(Uuid, Lease)> = self.held().drain().collect();
         self.metrics.games_owned.store(0, Ordering::Relaxed);
         let count = leases.len();
-        for (game_id, lease) in leases {
+        let releases = leases.into_iter().map(|(game_id, lease)| async move {
             if let Err(e) = self.cluster.leases().release(lease).await {
                 tracing::debug!(%game_id, cause = %e, "could not give a lease back; it lapses");
             }
-        }
+        });
+        futures_util::future::join_all(releases).await;
         count
     }
 

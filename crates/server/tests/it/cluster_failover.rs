@@ -425,3 +425,25 @@ async fn the_load_tool_spreads_its_games_over_the_nodes() {
     drop((a, b));
     drop_database(&database).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_stops_at_sigterm_even_with_nats_gone() {
+    let TwoNodes {
+        nats,
+        database,
+        a: mut node_a,
+        b: node_b,
+        addr_a,
+        addr_b: _,
+    } = two_nodes().await;
+    let (_alice, _bob, _game_id, _white, _black) = game_on(&addr_a).await;
+    // NATS goes away; node A, asked to stop, cannot give its lease back, and stops anyway.
+    drop(nats);
+    signal(&node_a, "-TERM");
+    wait_until("node A to stop", Duration::from_secs(30), async || {
+        node_a.try_wait().is_ok_and(|status| status.is_some())
+    })
+    .await;
+    drop(node_b);
+    drop_database(&database).await;
+}
