@@ -1,7 +1,8 @@
 //! Any node serves any game: three nodes (the server binary three times, one database, a
 //! private NATS); a game made on node A, accepted from node B, its players on A and B and a
 //! spectator on C. Moves, a chat line and a takeback go across the nodes; everyone sees the
-//! same events, in order, none missed or twice (the test client checks each version).
+//! same events, in order, none missed or twice (the test client checks each version), on a
+//! game socket and on a multiplexed one.
 
 use super::cluster_failover::{start_node, watch_if_served};
 use super::crash::{free_port, guest_on, wait_healthy, ServerProcess};
@@ -66,18 +67,27 @@ async fn players_on_two_nodes_and_a_spectator_on_a_third_play_chat_and_take_back
     carol_says(&mut spectator).await;
     assert_eq!(next_chat(&mut spectator).await, "from node C");
 
+    // A multiplexed socket on C watches the game too, from its snapshot on.
+    let mut board_watcher = super::mux::MuxClient::open(&carol).await;
+    board_watcher.watch(&game_id, None).await;
+    assert_eq!(board_watcher.game(&game_id).ply, 3);
+
     // Black (on B) asks to take back its move; White (on A) accepts; everyone sees it.
     black.send(json!({ "t": "takeback_offer" })).await;
     event_of(&mut white, "takeback_offered").await;
     white.send(json!({ "t": "takeback_accept" })).await;
     let taken = event_of(&mut black, "takeback").await;
     assert_eq!(event_of(&mut spectator, "takeback").await, taken);
+    board_watcher.read_until(|c| c.game(&game_id).ply < 3).await;
 
     // Black resigns from B: the game is over for everyone, and stored on A's record.
     black.send(json!({ "t": "resign" })).await;
     for watcher in [&mut white, &mut black, &mut spectator] {
         watcher.read_until(|w| w.outcome.is_some()).await;
     }
+    board_watcher
+        .read_until(|c| c.game(&game_id).outcome.is_some())
+        .await;
     let record = alice
         .client
         .get(&format!("/api/games/{game_id}"))

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 const PLY_CAP: u64 = 120;
 
 /// One multiplexed socket and what it knows of each game it watches.
-struct MuxClient {
+pub(crate) struct MuxClient {
     socket: GameSocket,
     games: HashMap<String, GameState>,
     /// Messages about no game (errors about the frame itself, `pong`).
@@ -24,7 +24,7 @@ struct MuxClient {
 }
 
 impl MuxClient {
-    async fn open(player: &Player) -> MuxClient {
+    pub(crate) async fn open(player: &Player) -> MuxClient {
         let socket = player
             .client
             .connect_games()
@@ -38,7 +38,7 @@ impl MuxClient {
         }
     }
 
-    fn game(&self, gid: &str) -> &GameState {
+    pub(crate) fn game(&self, gid: &str) -> &GameState {
         self.games
             .get(gid)
             .unwrap_or_else(|| panic!("no message yet about game {gid}"))
@@ -53,7 +53,7 @@ impl MuxClient {
 
     /// Watches a game (after version `since` if given) and reads up to its snapshot or
     /// missed events.
-    async fn watch(&mut self, gid: &str, since: Option<u64>) {
+    pub(crate) async fn watch(&mut self, gid: &str, since: Option<u64>) {
         self.send(json!({ "t": "watch", "gid": gid, "v": since }))
             .await;
         if since.is_none() {
@@ -97,7 +97,7 @@ impl MuxClient {
             .absorb(message);
     }
 
-    async fn read_until(&mut self, mut done: impl FnMut(&MuxClient) -> bool) {
+    pub(crate) async fn read_until(&mut self, mut done: impl FnMut(&MuxClient) -> bool) {
         while !done(self) {
             let message = self
                 .socket
