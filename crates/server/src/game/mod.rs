@@ -283,7 +283,12 @@ impl Games {
         ownership: &Arc<ownership::Ownership>,
         id: Uuid,
     ) -> Result<GameHandle, GameError> {
-        let owner = ownership.holder(id).await.ok_or(GameError::Elsewhere)?;
+        let owner = ownership
+            .holder(id)
+            .await
+            .ok()
+            .flatten()
+            .ok_or(GameError::Elsewhere)?;
         let client = ownership.cluster().client().clone();
         let handle = remote::spawn(self, id, owner, client)
             .await

@@ -139,22 +139,21 @@ impl Ownership {
 
     /// Whether another node holds a live lease on game `game_id`.
     pub async fn held_elsewhere(&self, game_id: Uuid) -> bool {
-        let key = Leases::game_key(game_id);
-        match self.cluster.leases().holder(&key, wall_ms()).await {
-            Ok(Some(node)) => node != self.cluster.node_id(),
-            Ok(None) => false,
-            // NATS away: as good as held, since nothing can be taken.
-            Err(_) => true,
-        }
+        // NATS away: as good as held, since nothing can be taken.
+        !matches!(self.holder(game_id).await, Ok(None))
     }
 
-    /// The node whose lease on game `game_id` is live, if another's.
-    pub async fn holder(&self, game_id: Uuid) -> Option<String> {
+    /// The other node whose lease on game `game_id` is live, if any.
+    ///
+    /// # Errors
+    /// [`ClusterError`](crate::cluster::ClusterError) if NATS could not be asked.
+    pub async fn holder(
+        &self,
+        game_id: Uuid,
+    ) -> Result<Option<String>, crate::cluster::ClusterError> {
         let key = Leases::game_key(game_id);
-        match self.cluster.leases().holder(&key, wall_ms()).await {
-            Ok(Some(node)) if node != self.cluster.node_id() => Some(node),
-            _ => None,
-        }
+        let node = self.cluster.leases().holder(&key, wall_ms()).await?;
+        Ok(node.filter(|node| node != self.cluster.node_id()))
     }
 
     /// Renews every lease this node holds, once; tells the actor of a game whose lease

@@ -110,9 +110,11 @@ impl RemoteGame {
                             break;
                         }
                     }
-                    // Every handle gone, or idle: done.
-                    Ok(None) | Err(_) if self.subscribers.iter().all(|s| s.sender.receiver_count() == 0) => break,
-                    Ok(None) | Err(_) => {}
+                    // Every handle gone: nobody can ask any more.
+                    Ok(None) => break,
+                    // Idle and nobody watching: done.
+                    Err(_) if self.subscribers.iter().all(|s| s.sender.receiver_count() == 0) => break,
+                    Err(_) => {}
                 },
                 event = events.next() => match event {
                     Some(message) => self.pass_on(&message.payload),

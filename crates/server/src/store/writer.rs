@@ -248,8 +248,11 @@ fn statements(requests: Vec<Request>) -> Vec<Vec<Request>> {
 
 /// Writes one statement's changes and answers their callers.
 async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitStats) {
-    let fences: Vec<Option<i64>> = requests.iter().map(|r| r.fence).collect();
-    let fenced = fences.iter().any(Option::is_some);
+    // One node alone fences nothing: no list of fences for its batches.
+    let fences: Option<Vec<Option<i64>>> = requests
+        .iter()
+        .any(|r| r.fence.is_some())
+        .then(|| requests.iter().map(|r| r.fence).collect());
     let (changes, replies): (Vec<GameChange>, Vec<_>) =
         requests.into_iter().map(|r| (r.change, r.reply)).unzip();
     // While PostgreSQL is known to be away, a batch is refused at once instead of waiting
@@ -260,8 +263,8 @@ async fn write_statement(store: &Store, requests: Vec<Request>, stats: &CommitSt
         Ok(()) => {
             let sent = Instant::now();
             let applying = async {
-                if fenced {
-                    store.apply_changes_fenced(&changes, &fences).await
+                if let Some(fences) = &fences {
+                    store.apply_changes_fenced(&changes, fences).await
                 } else {
                     store.apply_changes(&changes).await
                 }

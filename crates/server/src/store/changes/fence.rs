@@ -98,11 +98,17 @@ impl Store {
     ) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
         let mut tx = self.writer_pool.begin().await?;
         let stale = lock_and_check(&mut tx, changes, fences).await?;
-        let kept: Vec<GameChange> = changes
-            .iter()
-            .filter(|c| !stale.contains(&c.game_id()))
-            .cloned()
-            .collect();
+        // Nearly always nothing is stale, and the batch is written as it came.
+        let kept: std::borrow::Cow<'_, [GameChange]> = if stale.is_empty() {
+            changes.into()
+        } else {
+            changes
+                .iter()
+                .filter(|c| !stale.contains(&c.game_id()))
+                .cloned()
+                .collect::<Vec<_>>()
+                .into()
+        };
         let path = WritePath::of(&kept);
         let answers = if kept.is_empty() {
             Vec::new()
