@@ -30,12 +30,16 @@ enum Mode {
     /// The commit goes through but its answer is lost with the connection: committed, and
     /// answered as if PostgreSQL were away.
     LosesAnswer,
+    /// Another node took the game over: its epoch moved on, and nothing is committed.
+    Fenced,
 }
 
 #[derive(Debug)]
 struct Memory {
     mode: Mode,
     committed: Vec<GameChange>,
+    /// The epoch each commit carried, committed or not.
+    fences: Vec<Option<i64>>,
     /// When the store's time stopped, while it is away.
     away_since: Option<Instant>,
     /// How long the store has been away in all, which its time does not count.
@@ -55,6 +59,7 @@ impl MemoryStore {
             memory: Mutex::new(Memory {
                 mode: Mode::Commits,
                 committed: Vec::new(),
+                fences: Vec::new(),
                 away_since: None,
                 away_for: Duration::ZERO,
             }),
@@ -90,9 +95,10 @@ impl GameStore for MemoryStore {
     fn commit(
         &self,
         change: GameChange,
-        _fence: Option<i64>,
+        fence: Option<i64>,
     ) -> BoxFuture<'_, Result<(), StoreError>> {
         let mut memory = self.memory();
+        memory.fences.push(fence);
         // As PostgreSQL's unique key on (game, ply) does.
         if let GameChange::Act(action, _) = &change {
             let taken = memory.committed.iter().any(
@@ -115,6 +121,9 @@ impl GameStore for MemoryStore {
                 memory.committed.push(change);
                 Err(MemoryStore::unavailable())
             }
+            Mode::Fenced => Err(StoreError::Fenced {
+                game_id: change.game_id(),
+            }),
             Mode::Refuses => Err(StoreError::InvalidValue {
                 column: "game_action.machine",
                 value: "refused by the test".into(),
@@ -209,18 +218,28 @@ async fn started_game(
     store: &Arc<MemoryStore>,
     time_control: Option<TimeControl>,
 ) -> (GameHandle, Seat, Seat) {
+    started_game_with(store, time_control, None).await
+}
+
+/// [`started_game`] on a node of a cluster that holds the game with epoch `fence`.
+async fn started_game_with(
+    store: &Arc<MemoryStore>,
+    time_control: Option<TimeControl>,
+    fence: Option<i64>,
+) -> (GameHandle, Seat, Seat) {
     let settings = GameSettings {
         // Nobody is connected in these tests; the game must not hibernate nor be claimed
         // while they move the clock.
         hibernate_after: Duration::from_secs(86_400),
         ..GameSettings::default()
     };
-    let ctx = GameContext::new(
+    let mut ctx = GameContext::new(
         store.clone(),
         Arc::new(settings.clone()),
         Arc::new(Metrics::default()),
         registry(&settings),
     );
+    ctx.fence = fence;
     let (alice, bob) = (seat("alice"), seat("bob"));
     let founding = Founding {
         id: Uuid::new_v4(),
@@ -370,5 +389,34 @@ async fn an_action_whose_commit_answer_was_lost_is_adopted_from_the_store() {
     assert_eq!(
         code(game.act(alice.user_id, 1, "e2e3".into()).await),
         Err("duplicate_action")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fenced_commit_lets_the_game_go_to_the_node_that_took_it() {
+    let store = MemoryStore::new();
+    let (game, alice, bob) = started_game_with(&store, None, Some(7)).await;
+    assert_eq!(
+        code(game.act(alice.user_id, 1, "e2e3".into()).await),
+        Ok(())
+    );
+    // Another node took the game over: the move is refused as moved, nothing is adopted,
+    // and the actor stops (its sockets reconnect to wherever the game runs now).
+    store.answer(Mode::Fenced);
+    assert_eq!(
+        code(game.act(bob.user_id, 2, "e7e6".into()).await),
+        Err("game_moved")
+    );
+    store.answer(Mode::Commits);
+    assert_eq!(
+        code(game.act(bob.user_id, 2, "e7e6".into()).await),
+        Err("game_unavailable")
+    );
+    assert_eq!(plies(&store), [(1, "e2e3".to_string())]);
+    // Every commit carried the epoch the node took the game with.
+    let fences = store.memory().fences.clone();
+    assert!(
+        fences.len() >= 3 && fences.iter().all(|f| *f == Some(7)),
+        "{fences:?}"
     );
 }
