@@ -8,7 +8,7 @@
 //!   has done it (an action once committed, as on one node).
 //! - Events: on a [`Op::Relay`] request the running node publishes every message its game
 //!   broadcasts, with its audience and version, on `oddboard.game.<id>.events`, until the
-//!   game stops there.
+//!   game stops there. A node that takes a game over says so there ([`Moved`]).
 //!
 //! NATS carries no authority here: an action is acknowledged by the node that committed it.
 
@@ -110,6 +110,14 @@ pub struct Relayed {
     pub audience: WireAudience,
     pub version: Option<u64>,
     pub text: String,
+}
+
+/// Published on a game's events subject by the node that took the game over: a proxy still
+/// waiting for events from the node it came from ends, and its clients reconnect to wherever
+/// the game runs now (no one else would tell it: the new node relays only when asked).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Moved {
+    pub moved_to: String,
 }
 
 /// [`Audience`] on the wire.

@@ -88,6 +88,7 @@ impl Ownership {
                 self.hold(game_id, lease);
                 self.metrics.takeovers.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(%game_id, epoch, "took the game over");
+                self.say_moved(game_id).await;
                 Ok(Some(epoch))
             }
             Ok(None) => {
@@ -98,6 +99,19 @@ impl Ownership {
                 let _ = self.cluster.leases().release(lease).await;
                 Err(e.into())
             }
+        }
+    }
+
+    /// Tells the proxies of game `game_id` on other nodes that it runs here now, so that
+    /// those still waiting on its former node end and their clients reconnect.
+    async fn say_moved(&self, game_id: Uuid) {
+        let moved = super::forwarding::Moved {
+            moved_to: self.cluster.node_id().to_string(),
+        };
+        let body = serde_json::to_vec(&moved).unwrap_or_default();
+        let subject = super::forwarding::events_subject(game_id);
+        if let Err(e) = self.cluster.client().publish(subject, body.into()).await {
+            tracing::debug!(%game_id, cause = %e, "could not say the game moved");
         }
     }
 

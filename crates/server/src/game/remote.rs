@@ -6,10 +6,11 @@
 //! let go, and its client catches up afresh as after any dropped connection.
 //!
 //! The task ends when the running node says the game is not there (it moved, or ended and
-//! stopped), or cannot be reached, or when nobody has used it for [`IDLE`]: its sockets'
+//! stopped), or cannot be reached, or another node says it took the game over, or when
+//! nobody has used it for [`IDLE`]: its sockets'
 //! events end and their clients reconnect, to wherever the game runs then.
 
-use super::forwarding::{events_subject, node_subject, GameRequest, Op, Relayed, Reply};
+use super::forwarding::{events_subject, node_subject, GameRequest, Moved, Op, Relayed, Reply};
 use super::{GameCmd, GameError, GameHandle, Games, Subscription};
 use crate::play::{Audience, Outgoing};
 use futures_util::StreamExt;
@@ -117,7 +118,11 @@ impl RemoteGame {
                     Err(_) => {}
                 },
                 event = events.next() => match event {
-                    Some(message) => self.pass_on(&message.payload),
+                    Some(message) => {
+                        if !self.pass_on(&message.payload) {
+                            break;
+                        }
+                    }
                     None => break,
                 },
             }
@@ -202,10 +207,14 @@ impl RemoteGame {
         !gone
     }
 
-    /// Passes one relayed event on to every subscriber whose catch-up did not cover it.
-    fn pass_on(&mut self, payload: &[u8]) {
+    /// Passes one relayed event on to every subscriber whose catch-up did not cover it;
+    /// false when another node took the game over (nothing more comes from this one).
+    fn pass_on(&mut self, payload: &[u8]) -> bool {
         let Ok(relayed) = serde_json::from_slice::<Relayed>(payload) else {
-            return;
+            return match serde_json::from_slice::<Moved>(payload) {
+                Ok(moved) => moved.moved_to == self.owner,
+                Err(_) => true,
+            };
         };
         let message = Outgoing {
             audience: Audience::from(relayed.audience),
@@ -225,5 +234,6 @@ impl RemoteGame {
             }
             subscriber.sender.send(message.clone()).is_ok()
         });
+        true
     }
 }

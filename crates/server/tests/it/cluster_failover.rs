@@ -123,11 +123,10 @@ async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
         name: String::new(),
         client: alice.client.clone(),
     };
-    let seen_on_b = watch_if_served(&mut spectator, &addr_b, &game_id)
+    let mut seen_on_b = watch_if_served(&mut spectator, &addr_b, &game_id)
         .await
         .unwrap_or_else(|| panic!("node B does not serve the game node A runs"));
     assert_eq!(seen_on_b.moves, acknowledged);
-    drop(seen_on_b);
 
     // Node A dies. Node B takes the game over once A's lease lapses (the game's clock runs,
     // so B's sweep takes it even before anyone asks), and the players go on through B.
@@ -135,6 +134,14 @@ async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
         .kill()
         .unwrap_or_else(|e| panic!("cannot kill node A: {e}"));
     let _ = node_a.wait();
+    // The spectator's socket on B, which waited on A's events and sent nothing, is let go
+    // once B runs the game, so that its client reconnects to the game's events there.
+    if let Err(e) = seen_on_b.socket.closed(Duration::from_secs(60)).await {
+        assert!(
+            !e.to_string().contains("timed out"),
+            "the spectator on B was left waiting on the dead node: {e}"
+        );
+    }
     let mut black = watch_on(&mut bob, &addr_b, &game_id).await;
     let mut white = watch_on(&mut alice, &addr_b, &game_id).await;
     assert_eq!(white.moves, acknowledged, "every acknowledged move, once");
