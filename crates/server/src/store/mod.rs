@@ -100,6 +100,9 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 const INVALID_CATALOG_NAME: &str = "3D000";
 /// SQLSTATE `duplicate_database`: somebody else created it between our check and our CREATE.
 const DUPLICATE_DATABASE: &str = "42P04";
+/// SQLSTATE `unique_violation`: what a CREATE DATABASE racing another one for the same name
+/// (several nodes starting at once) may get instead, from `pg_database`'s unique index.
+const UNIQUE_VIOLATION: &str = "23505";
 /// SQLSTATE `undefined_table`.
 const UNDEFINED_TABLE: &str = "42P01";
 
@@ -432,7 +435,7 @@ async fn ensure_database_exists(options: &PgConnectOptions) -> Result<(), StoreE
     let create = format!("create database \"{}\"", name.replace('"', "\"\""));
     match sqlx::query(&create).execute(&mut admin).await {
         Ok(_) => tracing::info!(database = name, "created the database"),
-        Err(err) if sqlstate(&err) == Some(DUPLICATE_DATABASE) => {}
+        Err(err) if matches!(sqlstate(&err), Some(DUPLICATE_DATABASE | UNIQUE_VIOLATION)) => {}
         Err(err) => return Err(err.into()),
     }
     admin.close().await?;

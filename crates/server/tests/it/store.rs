@@ -533,6 +533,27 @@ async fn connect_creates_a_missing_database_and_migrates_it() -> Result<(), Stor
     Ok(())
 }
 
+/// Several nodes starting at once on a database nobody has made yet: each makes it or finds
+/// it made (PostgreSQL answers a racing CREATE DATABASE with either of two errors), and all
+/// start.
+#[tokio::test]
+async fn nodes_connecting_at_once_to_a_missing_database_all_start() -> Result<(), StoreError> {
+    let name = scratch_database_name("race");
+    let url = format!("{}/{name}", server_url());
+    let connects = (0..4).map(|_| Store::connect(&url));
+    let stores = futures_util::future::join_all(connects).await;
+    let mut failures = Vec::new();
+    for store in stores {
+        match store {
+            Ok(store) => store.pool().close().await,
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    drop_database(&name).await?;
+    assert!(failures.is_empty(), "{failures:?}");
+    Ok(())
+}
+
 #[tokio::test]
 async fn connect_to_a_closed_port_says_what_to_do() -> Result<(), StoreError> {
     // Bind then release a port, so nothing listens there.
