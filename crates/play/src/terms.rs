@@ -2,17 +2,18 @@
 
 use crate::clock::TimeControl;
 use crate::rules::{Outcome, Variant};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A player as the game layer knows them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seat {
     pub user_id: Uuid,
     pub name: String,
 }
 
 /// What the registry tells its listeners (the lobby) about games starting and ending.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum GameNotice {
     /// Both seats are taken and the game is on.
     Started {
@@ -32,7 +33,7 @@ pub enum GameNotice {
 }
 
 /// What a new game looks like before anyone has moved.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameTerms {
     pub variant: Variant,
     pub time_control: Option<TimeControl>,

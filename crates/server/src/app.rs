@@ -159,18 +159,24 @@ impl App {
         // end at a high rate.
         let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let ownership = self.state.games.ownership().cloned();
+        let lobby = self.state.lobby.clone();
         let served = axum::serve(listener, service)
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 tracing::info!("shutting down");
                 let _ = shutdown_tx.send(true);
-                // Several nodes: the games' leases go back at once, so that the other nodes
-                // take the games over within a second rather than after the leases lapse.
+                // Several nodes: the games' leases and the lobby's go back at once, so that
+                // the other nodes take them over within a second rather than after the leases lapse.
                 // A game this node still commits to meanwhile is fenced by the new owner.
                 // Bounded: with NATS away the leases lapse on their own, and the node must
                 // still stop.
                 if let Some(ownership) = ownership {
-                    match tokio::time::timeout(HANDOVER_WAIT, ownership.release_all()).await {
+                    let games = ownership.release_all();
+                    let (games, _) = tokio::join!(
+                        tokio::time::timeout(HANDOVER_WAIT, games),
+                        tokio::time::timeout(HANDOVER_WAIT, lobby.hand_over())
+                    );
+                    match games {
                         Ok(released) => tracing::info!(released, "handed this node's games over"),
                         Err(_) => tracing::warn!("NATS did not take the leases back; they lapse"),
                     }

@@ -21,6 +21,7 @@ pub use state::{LobbyState, PendingGame, UserInfo};
 
 use crate::formula::FormulaError;
 use crate::record::RatingRecord;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
 use uuid::Uuid;
@@ -66,7 +67,7 @@ impl Default for LobbySettings {
 }
 
 /// A signed-in user as the lobby needs them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LobbyUser {
     pub user_id: Uuid,
     pub name: String,
@@ -76,7 +77,7 @@ pub struct LobbyUser {
 
 /// Which challenge `accept`, `decline` and `withdraw` mean: a number, the other user's name,
 /// or every one. None: the only one there is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Which {
     Id(u32),
     User(String),
@@ -84,14 +85,14 @@ pub enum Which {
 }
 
 /// What `play` responds to: a seek number or the seeker's name.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PlayTarget {
     Seek(u32),
     User(String),
 }
 
 /// A lobby setting (`set <name> <value>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SettingName {
     Time,
     Inc,
@@ -101,7 +102,7 @@ pub enum SettingName {
 }
 
 /// Every lobby command, whichever form it arrived in (text or JSON).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LobbyCmd {
     Seek(SeekRequest),
     /// One seek, or all of the user's.
@@ -147,7 +148,7 @@ impl From<&RatingRecord> for RatingView {
 }
 
 /// A successful command's answer: FICS-like text for the console, data for programs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LobbyReply {
     pub text: String,
     pub data: ReplyData,

@@ -344,7 +344,7 @@ pub struct VariantResults {
 }
 
 /// One line of a user's game history.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameSummary {
     pub game_id: Uuid,

@@ -16,7 +16,7 @@ use uuid::Uuid;
 /// Seek parameters as asked; anything left out takes the FICS default (time, inc and
 /// variant from the user's settings, rated for registered users and unrated for guests, no
 /// colour, auto, no formula, 0-9999).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeekRequest {
     pub time: Option<u32>,
@@ -33,7 +33,7 @@ pub struct SeekRequest {
 }
 
 /// `match`: a challenge to one user; defaults as for seeks.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatchRequest {
     pub user: String,
@@ -151,7 +151,7 @@ pub fn parse_lobby_value(value: Value) -> Result<(Option<Value>, LobbyClientMsg)
 }
 
 /// A seek as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeekView {
     pub id: u32,
@@ -173,7 +173,7 @@ pub struct SeekView {
 }
 
 /// A challenge (match request) as clients see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChallengeView {
     pub id: u32,
@@ -192,7 +192,7 @@ pub struct ChallengeView {
 }
 
 /// A started game as the lobby announces it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameStartedView {
     pub game_id: Uuid,
@@ -205,7 +205,7 @@ pub struct GameStartedView {
 }
 
 /// One variant's rating in `finger`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RatingView {
     pub variant: Variant,
@@ -221,7 +221,7 @@ pub struct RatingView {
 }
 
 /// `finger`: who a user is, their ratings and their results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FingerView {
     pub user: String,
@@ -234,7 +234,7 @@ pub struct FingerView {
 }
 
 /// The structured part of a reply (the `data` of the JSON forms).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReplyData {

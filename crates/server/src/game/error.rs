@@ -84,15 +84,15 @@ impl GameError {
     /// small set, kept once each) and message.
     pub fn remote(code: &str, message: String) -> GameError {
         GameError::Remote {
-            code: intern_code(code),
+            code: intern_code(code, "game_unavailable"),
             message,
         }
     }
 }
 
 /// `code` as a `&'static str`: each distinct code is kept once. Codes come from the other
-/// nodes, which run this binary, so there are few; past 256 a code reads `game_unavailable`.
-fn intern_code(code: &str) -> &'static str {
+/// nodes, which run this binary, so there are few; past 256 a new code reads `fallback`.
+pub(crate) fn intern_code(code: &str, fallback: &'static str) -> &'static str {
     static CODES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> =
         std::sync::OnceLock::new();
     let codes = CODES.get_or_init(Default::default);
@@ -101,7 +101,7 @@ fn intern_code(code: &str) -> &'static str {
         return known;
     }
     if codes.len() >= 256 {
-        return "game_unavailable";
+        return fallback;
     }
     let kept: &'static str = Box::leak(code.to_string().into_boxed_str());
     codes.insert(kept);

@@ -507,6 +507,22 @@ impl Games {
         (players, games.len())
     }
 
+    /// [`Games::in_play`] over every node of a cluster, from the store: each node knows
+    /// only the games it runs.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn in_play_everywhere(&self) -> Result<(HashSet<Uuid>, usize), StoreError> {
+        let pairs = self.inner.store.players_in_play().await?;
+        let games = pairs.len();
+        let players = pairs
+            .into_iter()
+            .flat_map(|(white, black)| [white, black])
+            .filter(|id| !self.inner.computers.is_computer(*id))
+            .collect();
+        Ok((players, games))
+    }
+
     /// How many games `user_id` has in progress, open challenges included.
     pub fn games_in_progress(&self, user_id: Uuid) -> usize {
         self.in_progress().get(&user_id).map_or(0, Vec::len)

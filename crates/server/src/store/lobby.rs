@@ -221,6 +221,21 @@ impl Store {
             .collect())
     }
 
+    /// The two players of every game in progress, one pair per game: what the lobby counts
+    /// on a node of a cluster, where the games run on several nodes and none knows them all.
+    ///
+    /// # Errors
+    /// Database failures.
+    #[tracing::instrument(skip(self))]
+    pub async fn players_in_play(&self) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+        Ok(sqlx::query_as(
+            "select white_id, black_id from game \
+             where status = 'active' and white_id is not null and black_id is not null",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// A user's most recent started game, for `rematch`: its variant, clock, rating flag
     /// and who had White.
     ///

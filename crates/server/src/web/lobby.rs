@@ -156,6 +156,10 @@ fn command_error(e: LobbyError) -> ApiError {
     let status = match &e {
         LobbyError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         LobbyError::Game(game) => super::error::game_status(game),
+        // Refused by the node that runs the lobby: the status its code has here.
+        LobbyError::Remote { code, .. } => {
+            refusal_status(code).unwrap_or_else(|| remote_status(code))
+        }
         // Every other code is in the table (a test says so); one missing would be our fault.
         own => refusal_status(own.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
     };
@@ -163,6 +167,16 @@ fn command_error(e: LobbyError) -> ApiError {
         status,
         code: e.code(),
         message: e.to_string(),
+    }
+}
+
+/// The status of a code the lobby's node sent back that is not one of the lobby's own
+/// refusals: the lobby's or the store's failures, or the game layer's.
+fn remote_status(code: &str) -> StatusCode {
+    match code {
+        "lobby_unavailable" | "store_unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+        "internal" => StatusCode::INTERNAL_SERVER_ERROR,
+        code => super::error::game_status(&crate::game::GameError::remote(code, String::new())),
     }
 }
 

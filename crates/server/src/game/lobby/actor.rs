@@ -3,6 +3,11 @@
 //! left; its own work is I/O only: loading users from the store, saving settings and noplay
 //! lists, creating the games the state decides on (with the join limit of a pairing), and
 //! sending the state's events.
+//!
+//! On a node of a cluster the actor runs on the node that holds the lobby's lease, and some
+//! of its connections belong to sockets on other nodes (`super::cluster`): those nodes say
+//! every second or so which are still open, and a connection not confirmed for
+//! [`REMOTE_GONE`] is dropped, as its node died.
 
 use super::{
     LobbyCmd, LobbyConnection, LobbyError, LobbyMsg, LobbyReply, LobbySettings, LobbyUser,
@@ -18,6 +23,7 @@ use crate::rules::{Color, Variant};
 use crate::store::Store;
 use rand::Rng;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -33,6 +39,27 @@ const COLOR_HISTORY: i64 = 20;
 struct Connection {
     user_id: Uuid,
     tx: mpsc::Sender<Arc<str>>,
+    /// For a socket on another node: when its node last said it is open.
+    remote_seen: Option<Instant>,
+}
+
+/// How long a connection of another node's socket lasts without its node confirming it.
+const REMOTE_GONE: std::time::Duration = std::time::Duration::from_secs(10);
+/// How often the remote connections are looked over.
+const REMOTE_SWEEP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What the actor is started with.
+pub(super) struct Setup {
+    pub games: Games,
+    pub settings: LobbySettings,
+    pub rx: mpsc::Receiver<LobbyMsg>,
+    /// Every game start and end (on a node of a cluster, every node's); the actor stops
+    /// when this ends.
+    pub notices: mpsc::UnboundedReceiver<GameNotice>,
+    /// Where connection ids come from (shared with the node's other lobby parts).
+    pub connection_ids: Arc<AtomicU64>,
+    /// Count players and games over every node (from the store), not this node's alone.
+    pub count_every_node: bool,
 }
 
 struct LobbyActor {
@@ -40,7 +67,8 @@ struct LobbyActor {
     store: Store,
     state: LobbyState,
     connections: HashMap<u64, Connection>,
-    last_connection: u64,
+    connection_ids: Arc<AtomicU64>,
+    count_every_node: bool,
     /// How long the players of a game the lobby paired have to open it.
     join_limit: std::time::Duration,
     /// The last counts and when they were taken: anyone may ask for them, as often as they
@@ -56,17 +84,27 @@ fn now() -> std::time::Instant {
 }
 
 /// The actor's loop: messages, game notices and presence deadlines, one at a time.
-pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Receiver<LobbyMsg>) {
-    let mut notices = games.notices();
+pub(super) async fn run(setup: Setup) {
+    let Setup {
+        games,
+        settings,
+        mut rx,
+        mut notices,
+        connection_ids,
+        count_every_node,
+    } = setup;
     let mut actor = LobbyActor {
         store: games.store().clone(),
         games,
         join_limit: settings.join_limit,
         state: LobbyState::new(settings, now()),
         connections: HashMap::new(),
-        last_connection: 0,
+        connection_ids,
+        count_every_node,
         stats: None,
     };
+    let mut sweeps = tokio::time::interval(REMOTE_SWEEP);
+    sweeps.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let deadline = actor.state.next_presence_deadline().map(Instant::from_std);
         tokio::select! {
@@ -75,7 +113,7 @@ pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Rec
             biased;
             notice = notices.recv() => match notice {
                 Some(notice) => actor.on_notice(notice).await,
-                // Another listener took the notices over.
+                // Another listener took the notices over, or this node gave the lobby up.
                 None => break,
             },
             message = rx.recv() => match message {
@@ -86,6 +124,7 @@ pub(super) async fn run(games: Games, settings: LobbySettings, mut rx: mpsc::Rec
                 actor.state.expire_presence(now());
                 actor.flush();
             }
+            _ = sweeps.tick() => actor.drop_gone_remotes(),
         }
     }
 }
@@ -94,8 +133,12 @@ impl LobbyActor {
     #[tracing::instrument(name = "lobby", skip_all)]
     async fn handle(&mut self, message: LobbyMsg) {
         match message {
-            LobbyMsg::Connect { user, reply } => {
-                let result = self.connect(user).await;
+            LobbyMsg::Connect {
+                user,
+                remote,
+                reply,
+            } => {
+                let result = self.connect(user, remote).await;
                 let _ = reply.send(result);
             }
             LobbyMsg::Disconnect {
@@ -117,7 +160,21 @@ impl LobbyActor {
                 let _ = reply.send(result);
             }
             LobbyMsg::Stats { reply } => {
-                let _ = reply.send(Ok(self.stats()));
+                let _ = reply.send(self.stats().await);
+            }
+            LobbyMsg::Alive { connections, reply } => {
+                let seen = Instant::now();
+                let known = connections
+                    .into_iter()
+                    .filter(|id| match self.connections.get_mut(id) {
+                        Some(connection) if connection.remote_seen.is_some() => {
+                            connection.remote_seen = Some(seen);
+                            true
+                        }
+                        _ => false,
+                    })
+                    .collect();
+                let _ = reply.send(Ok(known));
             }
             LobbyMsg::Seeks { viewer, all, reply } => {
                 let result = match viewer {
@@ -132,21 +189,48 @@ impl LobbyActor {
         }
     }
 
+    /// Drops the connections of other nodes' sockets whose node has not confirmed them for
+    /// [`REMOTE_GONE`]: that node died or lost NATS, and its sockets are gone with it.
+    fn drop_gone_remotes(&mut self) {
+        let now_instant = Instant::now();
+        let gone: Vec<(u64, Uuid)> = self
+            .connections
+            .iter()
+            .filter(|(_, c)| {
+                c.remote_seen
+                    .is_some_and(|seen| now_instant.duration_since(seen) > REMOTE_GONE)
+            })
+            .map(|(id, c)| (*id, c.user_id))
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        for (id, user_id) in gone {
+            self.connections.remove(&id);
+            self.state.disconnect(user_id, now());
+        }
+        self.flush();
+    }
+
     /// The players online and games in play, counted at most once per [`STATS_FOR`].
-    fn stats(&mut self) -> super::LobbyStats {
+    async fn stats(&mut self) -> Result<super::LobbyStats, LobbyError> {
         let now = Instant::now();
         if let Some((taken, stats)) = self.stats {
             if now.duration_since(taken) < STATS_FOR {
-                return stats;
+                return Ok(stats);
             }
         }
-        let (seated, games_in_play) = self.games.in_play();
+        let (seated, games_in_play) = if self.count_every_node {
+            self.games.in_play_everywhere().await?
+        } else {
+            self.games.in_play()
+        };
         let stats = super::LobbyStats {
             players_online: self.state.players_online(&seated),
             games_in_play,
         };
         self.stats = Some((now, stats));
-        stats
+        Ok(stats)
     }
 
     /// Sends the state's events to every connection of their users; a connection that is
@@ -226,10 +310,13 @@ impl LobbyActor {
         Ok(user.user_id)
     }
 
-    async fn connect(&mut self, user: LobbyUser) -> Result<LobbyConnection, LobbyError> {
+    async fn connect(
+        &mut self,
+        user: LobbyUser,
+        remote: bool,
+    ) -> Result<LobbyConnection, LobbyError> {
         self.ensure_user(&user).await?;
-        self.last_connection += 1;
-        let id = self.last_connection;
+        let id = self.connection_ids.fetch_add(1, Ordering::Relaxed) + 1;
         let (tx, events) = mpsc::channel(CONNECTION_BUFFER);
         let snapshot = self.state.connect(user.user_id);
         let _ = tx.try_send(snapshot.to_json().into());
@@ -237,7 +324,15 @@ impl LobbyActor {
             let _ = tx.try_send(notice.to_json().into());
         }
         let user_id = user.user_id;
-        self.connections.insert(id, Connection { user_id, tx });
+        let remote_seen = remote.then(Instant::now);
+        self.connections.insert(
+            id,
+            Connection {
+                user_id,
+                tx,
+                remote_seen,
+            },
+        );
         Ok(LobbyConnection { id, events })
     }
 
