@@ -50,6 +50,7 @@ mod store_fence;
 mod store_games;
 mod store_leaderboard;
 mod store_lobby;
+mod store_login_failures;
 mod store_writer;
 mod web;
 mod web_hardening;
