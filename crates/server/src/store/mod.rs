@@ -50,6 +50,7 @@ pub use crate::play::record::{
 };
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::rating::{GameResult, RatedGame};
+pub use games::PlayersGames;
 pub use health::StoreHealth;
 pub use leaderboard::{LeaderboardEntry, LEADERBOARD_MAX};
 pub use users::{Session, User};
