@@ -27,6 +27,7 @@ mod cli;
 mod cluster_failover;
 mod cluster_faults;
 mod cluster_leases;
+mod cluster_limits;
 mod cluster_nodes;
 mod computer;
 mod crash;
