@@ -104,7 +104,12 @@ impl App {
                 shutdown_rx.clone(),
             ));
         }
-        let limits = Arc::new(Limiters::new(&config.rate_limits));
+        let mut limits = Limiters::new(&config.rate_limits);
+        if games.ownership().is_some() {
+            // Several nodes: a name's wrong passwords slow its attempts on every node.
+            limits = limits.sharing_login_backoff(store.clone());
+        }
+        let limits = Arc::new(limits);
         limits.spawn_sweeper();
         tokio::spawn(crate::game::housekeeping::run(
             games.clone(),

@@ -8,6 +8,7 @@
 //! acknowledges an action only after the store has committed it.
 
 pub mod actor;
+mod bounds;
 pub mod computer;
 pub mod forwarding;
 pub mod housekeeping;
@@ -60,7 +61,8 @@ struct GamesInner {
     /// Each account's games in progress, hibernated or not: the open challenges it created
     /// and the active games it plays, what [`GameSettings::max_games_in_progress`] counts.
     /// Counted in memory for the reason [`Games::create_open`] gives, and filled from the
-    /// store at the start ([`Games::restore`]).
+    /// store at the start ([`Games::restore`]). On a node of a cluster these are only this
+    /// node's claims, counted with the store's games ([`bounds`]).
     in_progress: Mutex<HashMap<Uuid, Vec<Uuid>>>,
     /// The hibernated games being brought back, each behind a cell that the first request
     /// fills and the others wait on, so that requests at once bring back one actor.
@@ -379,7 +381,8 @@ impl Games {
     /// FICS limits a player's seeks: each is a live game until it is taken, withdrawn or
     /// expires. They are counted in memory: a count in PostgreSQL, through an index of
     /// waiting games, cost about 3 µs of PostgreSQL time per move under load (a fifth more),
-    /// as the index filled with the dead entries of games that had started.
+    /// as the index filled with the dead entries of games that had started. A node of a
+    /// cluster counts them with the store's ([`bounds`]), once per challenge made.
     pub async fn create_open(
         &self,
         creator: Seat,
@@ -388,11 +391,19 @@ impl Games {
     ) -> Result<Uuid, GameError> {
         let game_id = new_game_id();
         let creator_id = creator.user_id;
+        let stored = self.stored_places(&[creator_id]).await?;
         {
             // Counted before it is created, so that requests at once cannot pass the limit.
             let mut open = self.open_challenges();
             let held = open.entry(creator_id).or_default();
-            if held.len() >= MAX_OPEN_CHALLENGES {
+            let count = match &stored {
+                None => held.len(),
+                Some(stored) => stored.open_challenges_of(creator_id, held),
+            };
+            if count >= MAX_OPEN_CHALLENGES {
+                if held.is_empty() {
+                    open.remove(&creator_id);
+                }
                 return Err(Refusal::TooManyChallenges.into());
             }
             held.push(game_id);
@@ -435,16 +446,49 @@ impl Games {
     /// Counts game `game_id` among the games in progress of each of `players`, unless one of
     /// them already has [`GameSettings::max_games_in_progress`] others (then nothing is
     /// counted). A player it is already counted for passes, so a game's seats can be
-    /// claimed before it is created and again as it starts.
-    pub(crate) fn claim_places(&self, game_id: Uuid, players: &[&Seat]) -> Result<(), GameError> {
+    /// claimed before it is created and again as it starts. On a node of a cluster the
+    /// others are counted with the store's ([`bounds`]).
+    pub(crate) async fn claim_places(
+        &self,
+        game_id: Uuid,
+        players: &[&Seat],
+    ) -> Result<(), GameError> {
+        // The computer's own bound is the server-wide one (`create_against_computer`).
+        let stored = match self.ownership() {
+            None => None,
+            Some(_) => {
+                let unclaimed: Vec<Uuid> = {
+                    let in_progress = self.in_progress();
+                    players
+                        .iter()
+                        .map(|player| player.user_id)
+                        .filter(|&id| !self.inner.computers.is_computer(id))
+                        .filter(|id| !in_progress.get(id).is_some_and(|h| h.contains(&game_id)))
+                        .collect()
+                };
+                if unclaimed.is_empty() {
+                    None
+                } else {
+                    self.stored_places(&unclaimed).await?
+                }
+            }
+        };
         let mut in_progress = self.in_progress();
         for player in players {
             let held = in_progress
                 .get(&player.user_id)
                 .map_or(&[][..], Vec::as_slice);
-            // The computer's own bound is the server-wide one (`create_against_computer`).
-            if !held.contains(&game_id) && !self.inner.computers.is_computer(player.user_id) {
-                self.room_beside(player, held.len())?;
+            if held.contains(&game_id) || self.inner.computers.is_computer(player.user_id) {
+                continue;
+            }
+            match &stored {
+                None => self.room_beside(player, held.len())?,
+                Some(stored) => {
+                    let games = stored.games_of(player.user_id, held);
+                    if !games.contains(&game_id) {
+                        self.room_beside(player, games.len())?;
+                    }
+                }
             }
         }
         for player in players {
@@ -454,9 +498,85 @@ impl Games {
     }
 
     /// Refuses with `too_many_games_in_progress` if `player` has no room for one more game
-    /// (the lobby asks before it posts a seek or a match request for them).
-    pub fn ensure_room(&self, player: &Seat) -> Result<(), GameError> {
-        self.room_beside(player, self.games_in_progress(player.user_id))
+    /// (the lobby asks before it posts a seek or a match request for them). On a node of a
+    /// cluster, counted with the store's games ([`bounds`]).
+    pub async fn ensure_room(&self, player: &Seat) -> Result<(), GameError> {
+        let held = match self.stored_places(&[player.user_id]).await? {
+            None => self.games_in_progress(player.user_id),
+            Some(stored) => {
+                let in_progress = self.in_progress();
+                let claims = in_progress
+                    .get(&player.user_id)
+                    .map_or(&[][..], Vec::as_slice);
+                stored.games_of(player.user_id, claims).len()
+            }
+        };
+        self.room_beside(player, held)
+    }
+
+    /// On a node of a cluster, what the store says of `players`' games in progress, asked
+    /// with the claims this node holds for them, whose stale ones (games over) are dropped
+    /// on the way; None on a node alone, whose memory is the whole truth ([`bounds`]).
+    async fn stored_places(
+        &self,
+        players: &[Uuid],
+    ) -> Result<Option<bounds::StoredPlaces>, GameError> {
+        if self.ownership().is_none() {
+            return Ok(None);
+        }
+        // Each lock apart, as everywhere else.
+        let mut asked: HashSet<Uuid> = HashSet::new();
+        {
+            let in_progress = self.in_progress();
+            asked.extend(players.iter().filter_map(|p| in_progress.get(p)).flatten());
+        }
+        {
+            let open = self.open_challenges();
+            asked.extend(players.iter().filter_map(|p| open.get(p)).flatten());
+        }
+        // At once during an outage, rather than after the pool's wait.
+        self.inner.store.check_available()?;
+        let claimed: Vec<Uuid> = asked.iter().copied().collect();
+        let answer = self
+            .inner
+            .store
+            .unfinished_games_of(players, &claimed)
+            .await?;
+        let stored = bounds::StoredPlaces::new(asked, answer);
+        self.drop_stale_claims(players, &stored);
+        Ok(Some(stored))
+    }
+
+    /// Forgets the claims `stored` found stale: `players`' games that are over (also among
+    /// the computer's, which the server-wide bound counts), and their open challenges that
+    /// are over or started. A game that moved to another node ends there, and nothing
+    /// would take it out of this node's memory otherwise.
+    fn drop_stale_claims(&self, players: &[Uuid], stored: &bounds::StoredPlaces) {
+        let over = stored.over();
+        if !over.is_empty() {
+            let mut in_progress = self.in_progress();
+            let holders = players.iter().copied().chain(self.inner.computers.ids());
+            for holder in holders {
+                if let Some(held) = in_progress.get_mut(&holder) {
+                    held.retain(|id| !over.contains(id));
+                    if held.is_empty() {
+                        in_progress.remove(&holder);
+                    }
+                }
+            }
+        }
+        let no_longer_open = stored.no_longer_open();
+        if !no_longer_open.is_empty() {
+            let mut open = self.open_challenges();
+            for player in players {
+                if let Some(held) = open.get_mut(player) {
+                    held.retain(|id| !no_longer_open.contains(id));
+                    if held.is_empty() {
+                        open.remove(player);
+                    }
+                }
+            }
+        }
     }
 
     /// Whether `player`, who has `held` games in progress, may have one more.
@@ -536,7 +656,7 @@ impl Games {
         terms: GameTerms,
         color: ColorChoice,
     ) -> Result<Uuid, GameError> {
-        self.claim_places(game_id, &[&creator])?;
+        self.claim_places(game_id, &[&creator]).await?;
         let created = self
             .store_and_spawn(game_id, creator.clone(), terms, color)
             .await;
@@ -607,7 +727,7 @@ impl Games {
     ) -> Result<Uuid, GameError> {
         // Both players' places are claimed first: a refusal for either creates nothing.
         let game_id = new_game_id();
-        self.claim_places(game_id, &[&white, &black])?;
+        self.claim_places(game_id, &[&white, &black]).await?;
         let (white_id, black_id) = (white.user_id, black.user_id);
         let created = self
             .create_waiting(game_id, white, terms, ColorChoice::White)
@@ -668,7 +788,7 @@ impl Games {
             .seat(level)
             .cloned()
             .ok_or(Refusal::ComputerBusy)?;
-        self.room_for_computer_game(player.user_id)?;
+        self.room_for_computer_game(player.user_id).await?;
         let player_is_white = match color {
             ColorChoice::White => true,
             ColorChoice::Black => false,
@@ -689,8 +809,11 @@ impl Games {
 
     /// Refuses a new game against the computer beyond the server's or `player`'s bound.
     /// Counted in memory with every other game in progress: the computer's accounts hold
-    /// one place per game they play.
-    fn room_for_computer_game(&self, player: Uuid) -> Result<(), GameError> {
+    /// one place per game they play. On a node of a cluster the player's are counted with
+    /// the store's games ([`bounds`]); the server's stay this node's, whose engines play
+    /// them.
+    async fn room_for_computer_game(&self, player: Uuid) -> Result<(), GameError> {
+        let stored = self.stored_places(&[player]).await?;
         let settings = &self.inner.settings;
         let in_progress = self.in_progress();
         let computer_games: Vec<&Uuid> = self
@@ -704,7 +827,15 @@ impl Games {
             return Err(Refusal::ComputerBusy.into());
         }
         let own = in_progress.get(&player).map_or(&[][..], Vec::as_slice);
-        let against = own.iter().filter(|id| computer_games.contains(id)).count();
+        let against = match &stored {
+            None => own.iter().filter(|id| computer_games.contains(id)).count(),
+            Some(stored) => {
+                let computer_claims: HashSet<Uuid> = computer_games.iter().map(|&&id| id).collect();
+                stored.computer_games_of(player, own, &computer_claims, |id| {
+                    self.inner.computers.is_computer(id)
+                })
+            }
+        };
         if against >= settings.max_computer_games_per_player {
             return Err(Refusal::TooManyComputerGames {
                 limit: settings.max_computer_games_per_player,
@@ -826,24 +957,24 @@ mod tests {
         };
         let (alice, bob) = (seat("alice"), seat("bob"));
         let (one, two, three) = (new_game_id(), new_game_id(), new_game_id());
-        assert!(games.claim_places(one, &[&alice]).is_ok());
-        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        assert!(games.claim_places(one, &[&alice]).await.is_ok());
+        assert!(games.claim_places(two, &[&alice, &bob]).await.is_ok());
         // A game already counted passes again, and is counted once.
-        assert!(games.claim_places(two, &[&alice, &bob]).is_ok());
+        assert!(games.claim_places(two, &[&alice, &bob]).await.is_ok());
         assert_eq!(games.games_in_progress(alice.user_id), 2);
         // A third is refused for Alice, and so counted for nobody.
-        match games.claim_places(three, &[&bob, &alice]) {
+        match games.claim_places(three, &[&bob, &alice]).await {
             Err(GameError::Refused(Refusal::TooManyGames { player, limit })) => {
                 assert_eq!((player.as_str(), limit), ("alice", 2));
             }
             other => panic!("expected too_many_games_in_progress, got {other:?}"),
         }
         assert_eq!(games.games_in_progress(bob.user_id), 1);
-        assert!(games.ensure_room(&alice).is_err());
-        assert!(games.ensure_room(&bob).is_ok());
+        assert!(games.ensure_room(&alice).await.is_err());
+        assert!(games.ensure_room(&bob).await.is_ok());
         // An ended game makes room.
         games.release_places(one, &[alice.user_id]);
-        assert!(games.claim_places(three, &[&bob, &alice]).is_ok());
+        assert!(games.claim_places(three, &[&bob, &alice]).await.is_ok());
         games.release_places(two, &[alice.user_id, bob.user_id]);
         games.release_places(three, &[alice.user_id, bob.user_id]);
         assert_eq!(games.in_progress().len(), 0, "nothing is kept for nobody");

@@ -5,6 +5,7 @@
 //! - [`admin`]: what `oddboard admin` changes (disabled accounts, aborted games, the session
 //!   list), each change with the notice that tells running servers.
 //! - [`games`]: games, their seats, results and actions.
+//! - [`login_failures`]: the login back-off per username, on the nodes of a cluster.
 //! - [`adjustments`]: takebacks (which delete the actions they take back) and gifts of more
 //!   time.
 //! - [`chat`]: games' chat lines.
@@ -36,6 +37,7 @@ pub mod games;
 pub mod health;
 pub mod leaderboard;
 pub mod lobby;
+pub mod login_failures;
 pub mod users;
 pub mod writer;
 
@@ -48,6 +50,7 @@ pub use crate::play::record::{
 };
 pub use admin::{AccountState, AdminNotice, AdminNotices, Heard, SessionListing, ADMIN_CHANNEL};
 pub use changes::rating::{GameResult, RatedGame};
+pub use games::PlayersGames;
 pub use health::StoreHealth;
 pub use leaderboard::{LeaderboardEntry, LEADERBOARD_MAX};
 pub use users::{Session, User};

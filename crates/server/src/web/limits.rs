@@ -5,7 +5,9 @@
 //! trusted proxy named nobody) always is, as one client.
 //!
 //! Every limiter here lives in this process's memory: behind a load balancer each node counts
-//! only the requests it serves, the login back-off included (`docs/operations.md`).
+//! only the requests it serves (`docs/operations.md`). The login back-off too, on a node alone;
+//! on a node of a cluster it is kept in PostgreSQL instead ([`super::login_backoff`]), so that
+//! wrong passwords sent to one node slow the attempts on all of them.
 //!
 //! The limiters are governor's GCRA: a burst of N, then one more every PERIOD/N. Clients are
 //! keyed by address ([`ClientInfo::ip`], so the forwarded one only from a trusted proxy), an
@@ -22,8 +24,11 @@
 //! frame with an `error` event `rate_limited` and drops it, and closes (1008, reason
 //! `rate_limited`) a socket that keeps going over ([`FrameGate`]).
 
+use super::error::ApiError;
+use super::login_backoff::SharedBackoff;
 use super::proxy::ClientInfo;
 use crate::config::{Rate, RateLimits};
+use crate::store::Store;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
@@ -47,10 +52,10 @@ const STRIKE_PERIOD: Duration = Duration::from_secs(20);
 const LOGIN_BACKOFF_FIRST: Duration = Duration::from_secs(2);
 const LOGIN_BACKOFF_MAX: Duration = Duration::from_secs(15 * 60);
 /// A username's wrong passwords are forgotten this long after the last one.
-const LOGIN_FAILURES_FORGOTTEN: Duration = Duration::from_secs(60 * 60);
+pub(super) const LOGIN_FAILURES_FORGOTTEN: Duration = Duration::from_secs(60 * 60);
 /// Usernames whose failures are remembered at most; past it the oldest half is forgotten.
 /// (Each is a short string and two numbers: a few MiB at most.)
-const LOGIN_BACKOFF_CAPACITY: usize = 100_000;
+pub(super) const LOGIN_BACKOFF_CAPACITY: usize = 100_000;
 /// Bytes of a username kept as a back-off key: real names are shorter (20 characters).
 const LOGIN_KEY_BYTES: usize = 64;
 
@@ -137,6 +142,9 @@ pub struct Limiters {
     analyses: DefaultKeyedRateLimiter<IpAddr>,
     lesson_tries: DefaultKeyedRateLimiter<IpAddr>,
     login_backoff: Mutex<LoginBackoff>,
+    /// On a node of a cluster, the login back-off in PostgreSQL, used instead of
+    /// `login_backoff` ([`Limiters::sharing_login_backoff`]).
+    shared_backoff: Option<SharedBackoff>,
     /// Sockets open per address; an address leaves the map with its last socket.
     sockets: Mutex<HashMap<IpAddr, u32>>,
     sockets_per_address: u32,
@@ -177,12 +185,23 @@ impl Limiters {
             analyses: keyed(ANALYSES),
             lesson_tries: keyed(LESSON_TRIES),
             login_backoff: Mutex::new(LoginBackoff::new(settings.login_failures)),
+            shared_backoff: None,
             sockets: Mutex::new(HashMap::new()),
             sockets_per_address: settings.sockets_per_address,
             game_frames: quota(settings.game_frames),
             mux_frames: quota(settings.mux_frames),
             lobby_frames: quota(settings.lobby_frames),
             clock: DefaultClock::default(),
+        }
+    }
+
+    /// These limiters with the login back-off kept in `store` rather than in memory: for a
+    /// node of a cluster, whose nodes must all see each name's wrong passwords.
+    pub fn sharing_login_backoff(self, store: Store) -> Limiters {
+        let free_failures = self.backoff().free_failures;
+        Limiters {
+            shared_backoff: Some(SharedBackoff::new(store, free_failures)),
+            ..self
         }
     }
 
@@ -222,25 +241,48 @@ impl Limiters {
     /// counts the attempt against the client's login limit.
     ///
     /// # Errors
-    /// The client or the username must wait.
-    pub fn login_attempt(&self, username: &str, client: &ClientInfo) -> Result<(), RateLimited> {
+    /// [`ApiError::RateLimited`]: the client or the username must wait; on a node of a
+    /// cluster, [`ApiError::Store`] if the back-off cannot be read.
+    pub async fn login_attempt(&self, username: &str, client: &ClientInfo) -> Result<(), ApiError> {
         self.check(Action::LogIn, client)?;
         if self.is_exempt(client) {
             return Ok(());
         }
-        self.backoff().check(username, Instant::now())
+        match &self.shared_backoff {
+            None => Ok(self.backoff().check(username, Instant::now())?),
+            Some(shared) => shared.check(username).await,
+        }
     }
 
     /// A wrong password (or an unknown name) for `username`.
-    pub fn login_failed(&self, username: &str, client: &ClientInfo) {
-        if !self.is_exempt(client) {
-            self.backoff().failed(username, Instant::now());
+    ///
+    /// # Errors
+    /// On a node of a cluster, [`ApiError::Store`] if the failure cannot be counted.
+    pub async fn login_failed(&self, username: &str, client: &ClientInfo) -> Result<(), ApiError> {
+        if self.is_exempt(client) {
+            return Ok(());
+        }
+        match &self.shared_backoff {
+            None => {
+                self.backoff().failed(username, Instant::now());
+                Ok(())
+            }
+            Some(shared) => shared.failed(username).await,
         }
     }
 
     /// The right password: the username's back-off starts over.
-    pub fn login_succeeded(&self, username: &str) {
-        self.backoff().succeeded(username);
+    ///
+    /// # Errors
+    /// On a node of a cluster, [`ApiError::Store`] if the back-off cannot be cleared.
+    pub async fn login_succeeded(&self, username: &str) -> Result<(), ApiError> {
+        match &self.shared_backoff {
+            None => {
+                self.backoff().succeeded(username);
+                Ok(())
+            }
+            Some(shared) => shared.succeeded(username).await,
+        }
     }
 
     fn backoff(&self) -> MutexGuard<'_, LoginBackoff> {
@@ -329,7 +371,8 @@ impl Limiters {
         self.backoff().forget_old(Instant::now());
     }
 
-    /// Runs [`Limiters::sweep`] every [`SWEEP_EVERY`] for as long as the limiters live.
+    /// Runs [`Limiters::sweep`] every [`SWEEP_EVERY`] for as long as the limiters live, and
+    /// on a node of a cluster sweeps the back-off kept in PostgreSQL too.
     pub fn spawn_sweeper(self: &Arc<Self>) {
         let limiters = Arc::downgrade(self);
         tokio::spawn(async move {
@@ -341,6 +384,9 @@ impl Limiters {
                     break;
                 };
                 limiters.sweep();
+                if let Some(shared) = &limiters.shared_backoff {
+                    shared.sweep().await;
+                }
             }
         });
     }
@@ -449,6 +495,18 @@ pub fn rate_limited_close() -> axum::extract::ws::Message {
     }))
 }
 
+/// How long after its last failure a name with `count` wrong passwords must wait, when
+/// `free_failures` of them cost nothing.
+pub(super) fn backoff_wait(free_failures: u32, count: u32) -> Duration {
+    if count < free_failures {
+        return Duration::ZERO;
+    }
+    let doublings = (count - free_failures).min(16);
+    LOGIN_BACKOFF_FIRST
+        .saturating_mul(1 << doublings)
+        .min(LOGIN_BACKOFF_MAX)
+}
+
 /// Wrong passwords per username, and the wait they impose (the module header).
 #[derive(Debug)]
 pub struct LoginBackoff {
@@ -471,7 +529,7 @@ impl LoginBackoff {
     }
 
     /// Names differing only in case or surrounding spaces are one name, as at login.
-    fn key(username: &str) -> String {
+    pub(super) fn key(username: &str) -> String {
         let name = username.trim();
         let mut end = name.len().min(LOGIN_KEY_BYTES);
         while !name.is_char_boundary(end) {
@@ -482,13 +540,7 @@ impl LoginBackoff {
 
     /// How long after its last failure a name with `count` failures must wait.
     fn wait(&self, count: u32) -> Duration {
-        if count < self.free_failures {
-            return Duration::ZERO;
-        }
-        let doublings = (count - self.free_failures).min(16);
-        LOGIN_BACKOFF_FIRST
-            .saturating_mul(1 << doublings)
-            .min(LOGIN_BACKOFF_MAX)
+        backoff_wait(self.free_failures, count)
     }
 
     /// # Errors
@@ -610,8 +662,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_unknown_client_is_limited_whatever_is_exempt() {
+    #[tokio::test]
+    async fn the_unknown_client_is_limited_whatever_is_exempt() {
         use crate::web::proxy::UNKNOWN_CLIENT;
         let unknown = UNKNOWN_CLIENT.to_string();
         // (RATE_LIMIT_EXEMPT, client, exempt)
@@ -642,9 +694,9 @@ mod tests {
                 "{case}"
             );
             for _ in 0..3 {
-                limiters.login_failed("alice", &who);
+                assert!(limiters.login_failed("alice", &who).await.is_ok(), "{case}");
             }
-            let attempt = limiters.login_attempt("alice", &who);
+            let attempt = limiters.login_attempt("alice", &who).await;
             assert_eq!(attempt.is_ok(), *is_exempt, "{case}");
         }
     }

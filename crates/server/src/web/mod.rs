@@ -13,6 +13,7 @@ pub mod extract;
 pub mod fallback;
 pub mod limits;
 pub mod lobby;
+pub mod login_backoff;
 pub mod mux;
 pub mod openapi;
 pub mod pages;

@@ -18,7 +18,7 @@ fn per_hour(count: u32) -> Rate {
 }
 
 /// The default limits, with loopback no longer exempt and no proxy trusted.
-fn limited(config: &mut Config) {
+pub(crate) fn limited(config: &mut Config) {
     config.rate_limits.exempt = Vec::new();
     config.trusted_proxies = Vec::new();
 }
@@ -162,30 +162,14 @@ async fn wrong_passwords_back_off_per_username_whether_or_not_it_exists() {
         config.rate_limits.login_failures = 2;
     })
     .await;
-    let mut client = server.client();
-    let register = client
-        .post(
-            "/api/auth/register",
-            &json!({ "username": "Alice_1", "password": "correct horse" }),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(register.status, 200, "{}", register.body);
+    register_alice(&mut server.client()).await;
     let mut retry_after = 0;
     for name in ["alice_1", "nobody_here"] {
         let mut client = server.client();
-        for _ in 0..2 {
-            let wrong = log_in(&mut client, name, "wrong password").await;
-            assert_eq!(wrong.json()["error"], "bad_credentials", "{}", wrong.body);
-        }
+        wrong_passwords(&mut client, name, 2).await;
         // Now the name waits, the right password too, and an unknown name just the same.
         let waiting = log_in(&mut client, name, "correct horse").await;
-        assert_eq!(waiting.status, 429, "{name}: {}", waiting.body);
-        assert_eq!(waiting.json()["error"], "rate_limited");
-        retry_after = waiting
-            .header("retry-after")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        retry_after = backoff_wait(&waiting, name);
         assert_eq!(retry_after, 2, "the first wait is two seconds");
     }
     // Once the wait is over the right password works, and starts the name afresh. A fixed
@@ -198,7 +182,28 @@ async fn wrong_passwords_back_off_per_username_whether_or_not_it_exists() {
     server.stop().await;
 }
 
-async fn log_in(client: &mut Client, name: &str, password: &str) -> HttpResponse {
+/// Registers `Alice_1`, whose password is `correct horse`, signing `client` in.
+pub(crate) async fn register_alice(client: &mut Client) -> HttpResponse {
+    let register = client
+        .post(
+            "/api/auth/register",
+            &json!({ "username": "Alice_1", "password": "correct horse" }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(register.status, 200, "{}", register.body);
+    register
+}
+
+/// `times` wrong passwords for `name`, each answered as such.
+pub(crate) async fn wrong_passwords(client: &mut Client, name: &str, times: usize) {
+    for _ in 0..times {
+        let wrong = log_in(client, name, "wrong password").await;
+        assert_eq!(wrong.json()["error"], "bad_credentials", "{}", wrong.body);
+    }
+}
+
+pub(crate) async fn log_in(client: &mut Client, name: &str, password: &str) -> HttpResponse {
     client
         .post(
             "/api/auth/login",
@@ -206,6 +211,16 @@ async fn log_in(client: &mut Client, name: &str, password: &str) -> HttpResponse
         )
         .await
         .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The `Retry-After` of a login refused for its name's back-off.
+pub(crate) fn backoff_wait(refused: &HttpResponse, name: &str) -> u64 {
+    assert_eq!(refused.status, 429, "{name}: {}", refused.body);
+    assert_eq!(refused.json()["error"], "rate_limited", "{}", refused.body);
+    refused
+        .header("retry-after")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -111,6 +111,17 @@ impl TestServer {
         TestServer::start_with_config(&name, settings, LobbySettings::default(), configure).await
     }
 
+    /// Starts a server on the named database (created if missing) with its configuration
+    /// changed by `configure`: a node of several over one database.
+    pub async fn start_configured_on(
+        database_name: &str,
+        settings: GameSettings,
+        configure: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        TestServer::start_with_config(database_name, settings, LobbySettings::default(), configure)
+            .await
+    }
+
     async fn start_full(
         database_name: &str,
         settings: GameSettings,
@@ -227,6 +238,11 @@ impl TestServer {
     pub async fn stop(mut self) {
         self.shut_down().await;
         drop_database(&self.database_name).await;
+    }
+
+    /// Stops the server, leaving its database to the other nodes that share it.
+    pub async fn stop_keeping_database(mut self) {
+        self.shut_down().await;
     }
 
     /// Shuts the server down gracefully and starts a new one on the same database (on

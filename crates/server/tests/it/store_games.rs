@@ -657,3 +657,81 @@ async fn user_games_break_ties_by_game_id(pool: PgPool) -> Result<(), StoreError
     assert_eq!(listed, ids, "stable order across pages");
     Ok(())
 }
+
+#[sqlx::test(migrations = "./migrations")]
+async fn a_players_games_in_progress_with_the_claims_of_a_node(
+    pool: PgPool,
+) -> Result<(), StoreError> {
+    let store = Store::from_pool(pool);
+    let alice = registered(&store, "Alice").await;
+    let bob = registered(&store, "Bob").await;
+    let carol = registered(&store, "Carol").await;
+    // Alice's: an open challenge, a game she plays as Black, and one as White; a game of
+    // hers that ended; Bob's open challenge (which a node claims for Alice, who joins it);
+    // Bob and Carol's game (nothing of Alice's).
+    let open = new_game(alice.user_id, Variant::Chad);
+    store.create_game(&open).await?;
+    let as_black = started_game(&store, bob.user_id, alice.user_id, Variant::Suicide).await;
+    let as_white = started_game(&store, alice.user_id, carol.user_id, Variant::Duel).await;
+    let ended = started_game(&store, alice.user_id, bob.user_id, Variant::Suicide).await;
+    store
+        .finish_game(ended, &Outcome::draw(EndReason::Agreement), at(20))
+        .await?;
+    let joining = new_game(bob.user_id, Variant::Chazz);
+    store.create_game(&joining).await?;
+    let others = started_game(&store, bob.user_id, carol.user_id, Variant::Suicide).await;
+    // Being made on the node: no row yet.
+    let being_made = Uuid::new_v4();
+
+    let claimed = [as_black, ended, joining.game_id, being_made];
+    let mut games = store
+        .unfinished_games_of(&[alice.user_id], &claimed)
+        .await?;
+    games.unfinished.sort_by_key(|g| g.game_id);
+    let mut expected = vec![
+        UnfinishedGame {
+            game_id: open.game_id,
+            status: GameStatus::Waiting,
+            creator_id: alice.user_id,
+            white_id: None,
+            black_id: None,
+        },
+        UnfinishedGame {
+            game_id: as_black,
+            status: GameStatus::Active,
+            creator_id: bob.user_id,
+            white_id: Some(bob.user_id),
+            black_id: Some(alice.user_id),
+        },
+        UnfinishedGame {
+            game_id: as_white,
+            status: GameStatus::Active,
+            creator_id: alice.user_id,
+            white_id: Some(alice.user_id),
+            black_id: Some(carol.user_id),
+        },
+        UnfinishedGame {
+            game_id: joining.game_id,
+            status: GameStatus::Waiting,
+            creator_id: bob.user_id,
+            white_id: None,
+            black_id: None,
+        },
+    ];
+    expected.sort_by_key(|g| g.game_id);
+    assert_eq!(games.unfinished, expected);
+    // The ended game is in neither list: a claim on it is stale.
+    assert_eq!(games.not_stored, [being_made]);
+
+    // Several players at once, nothing claimed: each of their unfinished games once.
+    let both = store
+        .unfinished_games_of(&[bob.user_id, carol.user_id], &[])
+        .await?;
+    let mut ids: Vec<Uuid> = both.unfinished.iter().map(|g| g.game_id).collect();
+    ids.sort();
+    let mut expected = vec![as_black, as_white, joining.game_id, others];
+    expected.sort();
+    assert_eq!(ids, expected);
+    assert!(both.not_stored.is_empty());
+    Ok(())
+}

@@ -19,14 +19,7 @@ async fn accounts_sessions_and_guests() {
     assert_eq!(me.status, 401);
     assert_eq!(me.json()["error"], "not_logged_in");
 
-    let register = client
-        .post(
-            "/api/auth/register",
-            &json!({ "username": "Alice_1", "password": "correct horse" }),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(register.status, 200, "{}", register.body);
+    let register = crate::limits::register_alice(&mut client).await;
     let cookie = register
         .header("set-cookie")
         .unwrap_or_default()

@@ -17,7 +17,7 @@ impl GameActor {
         let proposal = self.state.propose_start(seat.clone(), creator_color)?;
         let game_id = self.state.id();
         // The creator's place was claimed with the challenge; the joiner's is claimed now.
-        self.ctx.claim_places(game_id, &[&seat])?;
+        self.ctx.claim_places(game_id, &[&seat]).await?;
         if let Err(e) = self.commit(proposal, Instant::now()).await {
             self.ctx.release_places(game_id, &[seat.user_id]);
             return Err(e);

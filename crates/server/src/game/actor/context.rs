@@ -162,8 +162,8 @@ impl GameContext {
 
     /// Counts game `game_id` among the games in progress of `players` (see
     /// `Games::claim_places`).
-    pub fn claim_places(&self, game_id: Uuid, players: &[&Seat]) -> Result<(), GameError> {
-        self.registry.claim_places(game_id, players)
+    pub async fn claim_places(&self, game_id: Uuid, players: &[&Seat]) -> Result<(), GameError> {
+        self.registry.claim_places(game_id, players).await
     }
 
     pub fn release_places(&self, game_id: Uuid, players: &[Uuid]) {

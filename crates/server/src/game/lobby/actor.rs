@@ -355,7 +355,7 @@ impl LobbyActor {
                 user_id: me,
                 name: user.name.clone(),
             };
-            self.games.ensure_room(&seat)?;
+            self.games.ensure_room(&seat).await?;
         }
         if let Some(name) = LobbyState::named_user(&command) {
             let name = name.to_string();

@@ -114,6 +114,16 @@ impl GameRow {
     }
 }
 
+/// Some players' games in progress, as [`Store::unfinished_games_of`] finds them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayersGames {
+    /// The unfinished games they created or sit in, and the claimed games that are
+    /// unfinished.
+    pub unfinished: Vec<UnfinishedGame>,
+    /// The claimed games with no row: being created.
+    pub not_stored: Vec<Uuid>,
+}
+
 /// A `game` row summarized for a history list.
 #[derive(sqlx::FromRow)]
 struct SummaryRow {
@@ -441,6 +451,60 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The games in progress of `players`, as a node of a cluster counts them against the
+    /// per-account bounds (`game::bounds`): every unfinished game one of them created or sits
+    /// in, and of the games `claimed` (the ones that node counts for them in its memory) those
+    /// that are unfinished, whoever sits in them, or not stored at all. A claimed game in
+    /// neither list is over. One statement; it runs only when a game is about to be created or
+    /// joined on a node of a cluster, never per move.
+    ///
+    /// # Errors
+    /// Database failures, or [`StoreError::InvalidValue`] for a status the code does not know.
+    #[tracing::instrument(skip(self))]
+    pub async fn unfinished_games_of(
+        &self,
+        players: &[Uuid],
+        claimed: &[Uuid],
+    ) -> Result<PlayersGames, StoreError> {
+        let rows = sqlx::query_as::<
+            _,
+            (
+                Uuid,
+                Option<String>,
+                Option<Uuid>,
+                Option<Uuid>,
+                Option<Uuid>,
+            ),
+        >(
+            "select game_id, status, creator_id, white_id, black_id from game \
+             where status in ('waiting', 'active') \
+               and (creator_id = any($1) or white_id = any($1) or black_id = any($1) \
+                    or game_id = any($2)) \
+             union all \
+             select claimed.game_id, null::text, null::uuid, null::uuid, null::uuid \
+             from unnest($2::uuid[]) as claimed (game_id) \
+             where not exists (select 1 from game g where g.game_id = claimed.game_id)",
+        )
+        .bind(players)
+        .bind(claimed)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = PlayersGames::default();
+        for (game_id, status, creator_id, white_id, black_id) in rows {
+            match (status, creator_id) {
+                (Some(status), Some(creator_id)) => games.unfinished.push(UnfinishedGame {
+                    game_id,
+                    status: parse_column("game.status", &status)?,
+                    creator_id,
+                    white_id,
+                    black_id,
+                }),
+                _ => games.not_stored.push(game_id),
+            }
+        }
+        Ok(games)
     }
 
     /// Up to `limit` unfinished games, oldest first, that a deadline of their own has caught

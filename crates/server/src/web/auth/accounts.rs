@@ -125,7 +125,7 @@ async fn login(
     JsonBody(body): JsonBody<Credentials>,
 ) -> Result<Response, ApiError> {
     let name = body.username.trim();
-    state.limits.login_attempt(name, &client)?;
+    state.limits.login_attempt(name, &client).await?;
     let user = state.store.user_by_name(name).await?;
     let hash = match &user {
         Some(user) => state.store.password_hash(user.user_id).await?,
@@ -135,11 +135,11 @@ async fn login(
     let user = match user {
         Some(user) if verified => user,
         _ => {
-            state.limits.login_failed(name, &client);
+            state.limits.login_failed(name, &client).await?;
             return Err(ApiError::BadCredentials);
         }
     };
-    state.limits.login_succeeded(name);
+    state.limits.login_succeeded(name).await?;
     // Only after the password: whether an account is disabled is nobody else's business.
     if state.store.is_disabled(user.user_id).await? {
         return Err(ApiError::Refused {
