@@ -20,7 +20,7 @@ db=oddboard_engine_latency
 computer_games=${COMPUTER_GAMES:-4}
 flags=(--variant suicide --games 100 --rate 1000 --seconds 10 "$@")
 
-echo "kernel.sched_autogroup_enabled = $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown) (1: the engine threads' priority does not hold against PostgreSQL; docs/operations.md)"
+echo "kernel.sched_autogroup_enabled = $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown) (1: each engine worker lowers its own session's autogroup to nice 19; 0: its threads run at SCHED_IDLE)"
 psql -h 127.0.0.1 -U postgres -qc "drop database if exists $db" >/dev/null
 DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" RUST_LOG=warn \
   "$bin" serve --bind "127.0.0.1:$port" &

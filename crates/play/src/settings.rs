@@ -47,9 +47,14 @@ pub struct GameSettings {
     /// beside them; what it bounds is one account's share of the server's memory and
     /// PostgreSQL rows.
     pub max_games_in_progress: usize,
-    /// Threads of the engine pool (the server's `engine_pool`) that every search runs on (the
-    /// computer's moves, analyses): by default one per core, since they take only idle CPU.
+    /// Worker processes (or threads) of the engine pool (the server's `engine_pool`) that
+    /// every search runs on (the computer's moves, analyses): by default one per core, since
+    /// they take only idle CPU.
     pub engine_threads: usize,
+    /// The program whose `engine-worker` command the engine pool runs its searches in: the
+    /// server's own binary. None: threads of the server's own process, which only a program
+    /// without that binary uses (the server's unit tests).
+    pub engine_worker: Option<std::path::PathBuf>,
     /// Searches that may wait for an engine thread before more are refused.
     pub engine_queue: usize,
     /// The most games the computer plays at once, all levels together: what bounds the
@@ -75,6 +80,7 @@ impl Default for GameSettings {
             guest_purge_age: Duration::from_secs(7 * 24 * 60 * 60),
             max_games_in_progress: 300,
             engine_threads: std::thread::available_parallelism().map_or(1, usize::from),
+            engine_worker: None,
             engine_queue: 256,
             max_computer_games: 256,
             max_computer_games_per_player: 5,

@@ -62,13 +62,6 @@ impl App {
         let commit_stats = writer.stats();
         let metrics = Arc::new(Metrics::default());
         let computers = ComputerPlayers::new(store.computer_players().await?);
-        if crate::engine_pool::cpu_split_by_session() {
-            tracing::warn!(
-                "kernel.sched_autogroup_enabled is 1: the engine threads' low priority holds only \
-                 against the server's own threads, so the computer's searches slow PostgreSQL \
-                 and with it human games; set it to 0 (docs/operations.md)"
-            );
-        }
         let games = Games::new(store.clone(), writer, metrics, settings, computers);
         // Several nodes: this one runs only the games whose lease it holds.
         let ownership = match &config.nats_url {

@@ -44,6 +44,10 @@ pub enum Command {
     },
     /// Speaks UCI on stdin and stdout (the variant is the option `UCI_Variant`).
     Uci,
+    /// A search worker of a running server, which starts it (not for people): one JSON line
+    /// per search on stdin, one per answer on stdout.
+    #[command(hide = true)]
+    EngineWorker,
     /// The computer opponent: the ladder of its levels, matches against other engines.
     Engine {
         #[command(subcommand)]

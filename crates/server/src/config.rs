@@ -71,8 +71,9 @@ pub struct Config {
     pub trusted_proxies: ::std::vec::Vec<IpNet>,
     #[command(flatten)]
     pub rate_limits: RateLimits,
-    /// Threads the computer's searches and game analyses run on (under `SCHED_IDLE`, so
-    /// they take only CPU nothing else wants). Unset: one per core.
+    /// Worker processes the computer's searches and game analyses run in (each in a session
+    /// of its own at the lowest priority, so they take only CPU nothing else wants). Unset:
+    /// one per core.
     #[arg(long, env = "ENGINE_THREADS", value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub engine_threads: Option<u16>,

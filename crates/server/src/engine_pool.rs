@@ -1,30 +1,33 @@
-//! The engine pool: a fixed number of OS threads, apart from the async runtime, on which every
-//! engine search runs (the computer's moves, game analyses), so that a search never holds up
-//! a runtime thread and the human games keep their speed.
+//! The engine pool: where every engine search runs (the computer's moves, game analyses), out
+//! of the way of the human games.
 //!
-//! - **Bounded.** At most `threads` searches run at once and at most `capacity` wait; beyond
-//!   that a job is refused at once ([`PoolError::Busy`]) rather than queued without end.
-//! - **Polite.** The threads run under Linux's `SCHED_IDLE` policy: the kernel gives them a
-//!   core only when nothing else (a runtime thread answering a move, PostgreSQL) wants it,
-//!   and a waking thread preempts them at once, so a search costs the human games almost
-//!   nothing. The searches stop on wall-clock time, so starved of CPU they simply search less
-//!   deep: under pressure the computer thinks less. (Linux's autogroups defeat this across
-//!   processes: see [`cpu_split_by_session`].)
+//! - **Worker processes.** The server runs its searches in worker processes of its own binary
+//!   (`oddboard engine-worker`, [`crate::engine_worker`]), one per core by default, each in a
+//!   session of its own at the lowest autogroup priority: on a stock Linux kernel a thread's
+//!   low priority holds only inside its process, and the searches took the CPU from
+//!   PostgreSQL and the server's runtime. A worker searches one job at a time; a worker that
+//!   dies or overstays its job's deadline ([`Search::deadline`]) is killed and costs that job
+//!   only ([`PoolError::Lost`]): the next job starts a new one. Nobody waits on a dead worker:
+//!   its pipe's end is its death notice.
+//! - **Threads**, for the unit tests, which have no server binary to start: the same searches
+//!   on `SCHED_IDLE` threads of this process ([`EnginePool::in_process`]).
+//! - **Bounded.** At most one search per worker runs at once and at most `capacity` wait;
+//!   beyond that a job is refused at once ([`PoolError::Busy`]) rather than queued without end.
 //! - **Two queues.** A computer's move, whose clock is running, is taken before any waiting
 //!   analysis.
-//!
-//! Each thread keeps one [`Engine`] and its transposition table from job to job; a table
-//! entry is checked against the whole position hash, so positions of other games never
-//! mislead a search, and a warm table serves the next move of the same game.
+//! - **Cancellable.** A cancelled move ([`Cancel`]) stops its search where it runs, which then
+//!   answers with what it has.
 
-use oddboard_engine::Engine;
+use crate::engine_worker::{carry_out, Answer, FromWorker, Search, ToWorker};
+use crate::evaluation::Evaluation;
+use oddboard_engine::{Cancel, Engine};
 use oddboard_rules::Variant;
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use tokio::sync::oneshot;
-
-/// A job: what to do with the thread's engine.
-type Job = Box<dyn FnOnce(&mut Engine) + Send>;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{oneshot, Notify};
 
 /// Which queue a job waits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +38,23 @@ pub enum Priority {
     Analysis,
 }
 
-/// Why the pool did not run a job.
+/// Why the pool did not answer a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PoolError {
     #[error("the engine pool is full; try again shortly")]
     Busy,
     #[error("the engine pool has shut down")]
     Closed,
+    /// The worker searching it died or hung (and was killed), or could not be started.
+    #[error("the search was lost with its worker; try again")]
+    Lost,
+}
+
+/// A job waiting for a worker: its search, the flag that stops it, where its answer goes.
+struct Job {
+    search: Search,
+    cancel: Cancel,
+    reply: oneshot::Sender<Result<Answer, PoolError>>,
 }
 
 #[derive(Default)]
@@ -63,104 +76,341 @@ impl Queues {
 
 struct Shared {
     queues: Mutex<Queues>,
+    /// Wakes a worker's task (a job arrived, or the pool closed).
+    arrived: Notify,
+    /// Wakes a search thread ([`EnginePool::in_process`]).
     ready: Condvar,
     capacity: usize,
-    threads: usize,
+    workers: usize,
+    /// Searches taken by a worker or thread so far.
+    started: std::sync::atomic::AtomicU64,
+    /// Searches lost with their worker so far.
+    lost: std::sync::atomic::AtomicU64,
+    /// Each worker's process id while it runs.
+    pids: Mutex<Vec<Option<u32>>>,
 }
 
 impl Shared {
     fn queues(&self) -> MutexGuard<'_, Queues> {
-        // Queues of boxed jobs: a panic elsewhere cannot leave them inconsistent.
+        // Queues of jobs: a panic elsewhere cannot leave them inconsistent.
         self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set_pid(&self, index: usize, pid: Option<u32>) {
+        let mut pids = self.pids.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = pids.get_mut(index) {
+            *slot = pid;
+        }
+    }
+
+    /// The next job for a worker's task; None once the pool is closed and drained.
+    async fn next_job(&self) -> Option<Job> {
+        loop {
+            // Asked for before the queue is looked at, so that no arrival goes unheard.
+            let arrived = self.arrived.notified();
+            {
+                let mut queues = self.queues();
+                if let Some(job) = queues.next() {
+                    self.started
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Some(job);
+                }
+                if queues.closed {
+                    return None;
+                }
+            }
+            arrived.await;
+        }
     }
 }
 
-/// The pool's handle. Cheap to clone; the threads stop once every handle is dropped and the
-/// queues are empty.
+/// The pool's handle. Cheap to clone.
 #[derive(Clone)]
 pub struct EnginePool {
     shared: Arc<Shared>,
 }
 
 impl EnginePool {
-    /// Starts `threads` search threads (at least one) with room for `capacity` waiting jobs.
-    pub fn new(threads: usize, capacity: usize) -> EnginePool {
-        let threads = threads.max(1);
-        let shared = Arc::new(Shared {
-            queues: Mutex::new(Queues::default()),
-            ready: Condvar::new(),
-            capacity,
-            threads,
-        });
-        for index in 0..threads {
-            let worker = Arc::downgrade(&shared);
+    /// Starts `workers` worker processes (at least one) of `program` (this server's binary),
+    /// each when its first job comes, with room for `capacity` waiting jobs. Needs a tokio
+    /// runtime.
+    pub fn new(program: PathBuf, workers: usize, capacity: usize) -> EnginePool {
+        let pool = EnginePool::with(workers, capacity);
+        for index in 0..pool.shared.workers {
+            tokio::spawn(keep_worker(
+                Arc::clone(&pool.shared),
+                program.clone(),
+                index,
+            ));
+        }
+        pool
+    }
+
+    /// The same searches on `threads` threads of this process at `SCHED_IDLE`, for the unit
+    /// tests (module docs).
+    pub fn in_process(threads: usize, capacity: usize) -> EnginePool {
+        let pool = EnginePool::with(threads, capacity);
+        for index in 0..pool.shared.workers {
+            let shared = Arc::downgrade(&pool.shared);
             let spawned = std::thread::Builder::new()
                 .name(format!("engine-{index}"))
-                .spawn(move || work(&worker));
+                .spawn(move || search_here(&shared));
             if let Err(e) = spawned {
                 tracing::error!(cause = %e, "could not start an engine thread");
             }
         }
-        EnginePool { shared }
+        pool
+    }
+
+    fn with(workers: usize, capacity: usize) -> EnginePool {
+        EnginePool {
+            shared: Arc::new(Shared {
+                queues: Mutex::new(Queues::default()),
+                arrived: Notify::new(),
+                ready: Condvar::new(),
+                capacity,
+                workers: workers.max(1),
+                started: std::sync::atomic::AtomicU64::new(0),
+                lost: std::sync::atomic::AtomicU64::new(0),
+                pids: Mutex::new(vec![None; workers.max(1)]),
+            }),
+        }
     }
 
     /// How many searches may run at once.
     pub fn threads(&self) -> usize {
-        self.shared.threads
+        self.shared.workers
     }
 
-    /// How many jobs wait for a thread: above zero, every thread is busy.
+    /// How many searches a worker or thread has taken so far.
+    pub fn searches_started(&self) -> u64 {
+        self.shared
+            .started
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many searches were lost with their worker so far.
+    pub fn searches_lost(&self) -> u64 {
+        self.shared.lost.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The process ids of the workers running now (none for [`EnginePool::in_process`]).
+    pub fn worker_pids(&self) -> Vec<u32> {
+        let pids = self.shared.pids.lock().unwrap_or_else(|e| e.into_inner());
+        pids.iter().flatten().copied().collect()
+    }
+
+    /// How many jobs wait for a worker: above zero, every worker is busy.
     pub fn waiting(&self) -> usize {
         self.shared.queues().waiting()
     }
 
-    /// Runs `job` on a search thread and returns its answer.
+    /// The computer's move: the action `search` (a [`Search::Move`]) finds, or None.
     ///
     /// # Errors
-    /// [`PoolError::Busy`] when `capacity` jobs already wait, [`PoolError::Closed`] when the
-    /// pool is gone or the job panicked.
-    pub async fn run<T, F>(&self, priority: Priority, job: F) -> Result<T, PoolError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Engine) -> T + Send + 'static,
-    {
-        let (tx, rx) = oneshot::channel();
-        self.submit(
-            priority,
-            Box::new(move |engine| {
-                let _ = tx.send(job(engine));
-            }),
-        )?;
-        rx.await.map_err(|_| PoolError::Closed)
+    /// [`PoolError`]: full, closed, or the search lost with its worker.
+    pub async fn best_move(
+        &self,
+        search: Search,
+        cancel: Cancel,
+    ) -> Result<Option<String>, PoolError> {
+        match self.run(Priority::Play, search, cancel).await? {
+            Answer::Move { action } => Ok(action),
+            Answer::Unreadable { message } => {
+                tracing::error!(message, "the computer's position did not parse");
+                Ok(None)
+            }
+            Answer::Evaluation { .. } => Err(PoolError::Lost),
+        }
     }
 
-    fn submit(&self, priority: Priority, job: Job) -> Result<(), PoolError> {
-        let mut queues = self.shared.queues();
-        if queues.closed {
-            return Err(PoolError::Closed);
+    /// An analysis: `position` of `variant` searched to `nodes`. The inner error: the
+    /// position does not parse.
+    ///
+    /// # Errors
+    /// [`PoolError`]: full, closed, or the search lost with its worker.
+    pub async fn evaluate(
+        &self,
+        variant: Variant,
+        position: String,
+        nodes: u64,
+    ) -> Result<Result<Evaluation, String>, PoolError> {
+        let search = Search::Evaluate {
+            variant,
+            position,
+            nodes,
+        };
+        match self.run(Priority::Analysis, search, Cancel::new()).await? {
+            Answer::Evaluation { evaluation } => Ok(Ok(evaluation)),
+            Answer::Unreadable { message } => Ok(Err(message)),
+            Answer::Move { .. } => Err(PoolError::Lost),
         }
-        if queues.waiting() >= self.shared.capacity {
-            return Err(PoolError::Busy);
+    }
+
+    async fn run(
+        &self,
+        priority: Priority,
+        search: Search,
+        cancel: Cancel,
+    ) -> Result<Answer, PoolError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            search,
+            cancel,
+            reply,
+        };
+        {
+            let mut queues = self.shared.queues();
+            if queues.closed {
+                return Err(PoolError::Closed);
+            }
+            if queues.waiting() >= self.shared.capacity {
+                return Err(PoolError::Busy);
+            }
+            match priority {
+                Priority::Play => queues.play.push_back(job),
+                Priority::Analysis => queues.analysis.push_back(job),
+            }
         }
-        match priority {
-            Priority::Play => queues.play.push_back(job),
-            Priority::Analysis => queues.analysis.push_back(job),
-        }
-        drop(queues);
+        self.shared.arrived.notify_one();
         self.shared.ready.notify_one();
-        Ok(())
+        answer.await.map_err(|_| PoolError::Closed)?
     }
 
-    /// Refuses new jobs and lets the threads stop once the waiting ones are done.
+    /// Refuses new jobs; the workers stop once the waiting ones are done.
     pub fn close(&self) {
         self.shared.queues().closed = true;
+        self.shared.arrived.notify_waiters();
         self.shared.ready.notify_all();
     }
 }
 
-/// A search thread: takes jobs until the pool is closed or gone.
-fn work(shared: &std::sync::Weak<Shared>) {
-    lower_priority();
+/// A running worker process and its pipes.
+struct Worker {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    /// The last job number sent: answers to earlier ones are stale.
+    last_job: u64,
+}
+
+/// How often a running search's cancel flag is looked at.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+/// The pause before starting a worker again after one failed to start.
+const RESTART_PAUSE: Duration = Duration::from_millis(500);
+
+impl Worker {
+    fn start(program: &PathBuf) -> std::io::Result<Worker> {
+        let mut child = tokio::process::Command::new(program)
+            .arg("engine-worker")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the worker has no pipes"));
+        };
+        Ok(Worker {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout).lines(),
+            last_job: 0,
+        })
+    }
+
+    async fn send(&mut self, message: &ToWorker) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.stdin.write_all(&line).await?;
+        self.stdin.flush().await
+    }
+
+    /// Has the worker search `search`, passing a cancellation on; the answer, or why the
+    /// worker is to be let go (it died, or overstayed the deadline).
+    async fn search(&mut self, search: Search, cancel: &Cancel) -> Result<Answer, String> {
+        self.last_job += 1;
+        let job = self.last_job;
+        let deadline = tokio::time::Instant::now() + search.deadline();
+        self.send(&ToWorker::Search { job, search })
+            .await
+            .map_err(|e| format!("cannot write to the worker: {e}"))?;
+        let mut cancel_sent = false;
+        let mut polls = tokio::time::interval(CANCEL_POLL);
+        loop {
+            tokio::select! {
+                line = self.stdout.next_line() => match line {
+                    Ok(Some(line)) => match serde_json::from_str::<FromWorker>(&line) {
+                        Ok(answer) if answer.job == job => return Ok(answer.answer),
+                        Ok(_) => {}
+                        Err(e) => return Err(format!("an unreadable answer ({e})")),
+                    },
+                    Ok(None) => return Err("the worker exited".into()),
+                    Err(e) => return Err(format!("cannot read the worker: {e}")),
+                },
+                _ = polls.tick(), if !cancel_sent => {
+                    if cancel.is_cancelled() {
+                        cancel_sent = true;
+                        self.send(&ToWorker::Cancel { job })
+                            .await
+                            .map_err(|e| format!("cannot write to the worker: {e}"))?;
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err("the worker overstayed its search's deadline".into())
+                }
+            }
+        }
+    }
+}
+
+/// One worker's task: takes jobs, has its worker search them, and starts the worker again
+/// after one is lost; until the pool closes.
+async fn keep_worker(shared: Arc<Shared>, program: PathBuf, index: usize) {
+    let mut worker: Option<Worker> = None;
+    while let Some(job) = shared.next_job().await {
+        if job.reply.is_closed() {
+            // Nobody waits for it any more (the game moved on).
+            continue;
+        }
+        let mut running = match worker.take() {
+            Some(running) => running,
+            None => match Worker::start(&program) {
+                Ok(started) => {
+                    shared.set_pid(index, started.child.id());
+                    started
+                }
+                Err(e) => {
+                    tracing::error!(index, cause = %e, program = %program.display(),
+                        "cannot start an engine worker");
+                    let _ = job.reply.send(Err(PoolError::Lost));
+                    tokio::time::sleep(RESTART_PAUSE).await;
+                    continue;
+                }
+            },
+        };
+        match running.search(job.search, &job.cancel).await {
+            Ok(answer) => {
+                let _ = job.reply.send(Ok(answer));
+                worker = Some(running);
+            }
+            Err(why) => {
+                tracing::warn!(index, why, "an engine worker was lost with its search");
+                shared
+                    .lost
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                shared.set_pid(index, None);
+                let _ = job.reply.send(Err(PoolError::Lost));
+                // Killed at once (kill_on_drop), not waited for.
+                let _ = running.child.start_kill();
+            }
+        }
+    }
+}
+
+/// A search thread of [`EnginePool::in_process`]: takes jobs until the pool is closed or gone.
+fn search_here(shared: &std::sync::Weak<Shared>) {
+    idle_scheduling();
     let mut engine = Engine::new(Variant::Suicide);
     loop {
         let Some(pool) = shared.upgrade() else {
@@ -170,6 +420,8 @@ fn work(shared: &std::sync::Weak<Shared>) {
             let mut queues = pool.queues();
             loop {
                 if let Some(job) = queues.next() {
+                    pool.started
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     break Some(job);
                 }
                 if queues.closed || Arc::strong_count(&pool) == 1 {
@@ -179,7 +431,7 @@ fn work(shared: &std::sync::Weak<Shared>) {
                 // handle was dropped.
                 queues = pool
                     .ready
-                    .wait_timeout(queues, std::time::Duration::from_secs(1))
+                    .wait_timeout(queues, Duration::from_secs(1))
                     .map(|(guard, _)| guard)
                     .unwrap_or_else(|e| e.into_inner().0);
             }
@@ -188,24 +440,41 @@ fn work(shared: &std::sync::Weak<Shared>) {
         let Some(job) = job else {
             return;
         };
-        // A job that panics loses its answer (its caller sees `Closed`), not the thread.
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut engine)));
-        if ran.is_err() {
-            tracing::error!("an engine job panicked");
-            engine = Engine::new(Variant::Suicide);
+        let Job {
+            search,
+            cancel,
+            reply,
+        } = job;
+        // A search that panics loses its answer (its caller sees `Lost`), not the thread.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            carry_out(&mut engine, search, &cancel)
+        }));
+        match ran {
+            Ok(answer) => {
+                let _ = reply.send(Ok(answer));
+            }
+            Err(_) => {
+                tracing::error!("an engine search panicked");
+                pool_lost(shared);
+                let _ = reply.send(Err(PoolError::Lost));
+                engine = Engine::new(Variant::Suicide);
+            }
         }
     }
 }
 
-/// Puts the calling thread under Linux's `SCHED_IDLE` policy: a waking normal thread (a
-/// runtime thread with a move to answer, PostgreSQL) preempts it at once, and it gets a core
-/// only when nothing else wants one. Measured with both engine threads searching, a paced
-/// load's p99 stayed within the noise of its figure without them (`docs/performance.md`);
-/// at nice 19 instead it was 2.5 times as high, the woken threads waiting for the searches'
-/// time slices. On a machine saturated by other work the searches get almost no CPU and stop
-/// at their wall-clock time having searched little. Elsewhere, or if refused, the thread
-/// stays at normal priority, which is only less polite.
-fn lower_priority() {
+/// Counts a search lost on a thread of [`EnginePool::in_process`].
+fn pool_lost(shared: &std::sync::Weak<Shared>) {
+    if let Some(pool) = shared.upgrade() {
+        pool.lost.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Puts the calling thread (and the threads it starts later) under Linux's `SCHED_IDLE`
+/// policy: a waking normal thread preempts it at once, and it gets a core only when nothing
+/// else wants one, within its autogroup (every process, without autogroups). Elsewhere, or if
+/// refused, the thread stays at normal priority, which is only less polite.
+pub fn idle_scheduling() {
     #[cfg(target_os = "linux")]
     {
         use thread_priority::unix::{
@@ -224,110 +493,113 @@ fn lower_priority() {
 }
 
 /// Whether Linux splits the CPU between sessions before threads ("autogroups",
-/// `kernel.sched_autogroup_enabled`). Then a thread's low priority counts only against the
-/// threads of its own process: PostgreSQL and other processes share the CPU with a busy
-/// engine thread as with any busy process, and the human games' latency suffers (ten times the
-/// p99, `docs/performance.md`). The server warns at start; `docs/operations.md` says what to
-/// set.
+/// `kernel.sched_autogroup_enabled`): then a worker lowers its session's priority
+/// ([`crate::engine_worker`]).
 pub fn cpu_split_by_session() -> bool {
     std::fs::read_to_string("/proc/sys/kernel/sched_autogroup_enabled")
         .is_ok_and(|text| text.trim() == "1")
 }
 
+/// What the unit tests of the pool's users need: a search that holds a worker until
+/// cancelled, and a wait for the searches taken.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
 
-    #[tokio::test]
-    async fn runs_jobs_and_answers() {
-        let pool = EnginePool::new(2, 8);
-        let answer = pool
-            .run(Priority::Play, |engine| engine.variant())
-            .await
-            .map_err(|e| e.to_string());
-        assert_eq!(answer, Ok(Variant::Suicide));
+    /// A level-8 move given a minute: it holds its worker until cancelled.
+    pub fn long_move() -> Search {
+        Search::Move {
+            variant: Variant::Suicide,
+            position: oddboard_rules::AnyGame::start(Variant::Suicide)
+                .map(|g| g.position())
+                .unwrap_or_default(),
+            level: 8,
+            seed: 1,
+            think_ms: 60_000,
+        }
+    }
+
+    /// Waits until `pool` has taken `count` searches.
+    pub async fn taken(pool: &EnginePool, count: u64) {
+        while pool.searches_started() < count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{long_move, taken};
+    use super::*;
+
+    fn evaluate_start(nodes: u64) -> Search {
+        Search::Evaluate {
+            variant: Variant::Suicide,
+            position: oddboard_rules::AnyGame::start(Variant::Suicide)
+                .map(|g| g.position())
+                .unwrap_or_default(),
+            nodes,
+        }
     }
 
     #[tokio::test]
-    async fn a_full_queue_refuses_at_once() {
-        let pool = EnginePool::new(1, 1);
-        let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
-        let (started_tx, started_rx) = oneshot::channel();
-        // The one thread is held busy; one job may wait, the next is refused.
-        let first = tokio::spawn({
+    async fn runs_searches_and_answers() {
+        let pool = EnginePool::in_process(2, 8);
+        let answer = pool
+            .run(Priority::Analysis, evaluate_start(2_000), Cancel::new())
+            .await;
+        assert!(
+            matches!(answer, Ok(Answer::Evaluation { ref evaluation }) if evaluation.best.is_some()),
+            "{answer:?}"
+        );
+        let unreadable = pool
+            .evaluate(Variant::Suicide, "not a position".into(), 100)
+            .await;
+        assert!(matches!(unreadable, Ok(Err(_))), "{unreadable:?}");
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_at_once_and_play_goes_first() {
+        let pool = EnginePool::in_process(1, 2);
+        // The one thread is held by a long search, cancelled below.
+        let hold = Cancel::new();
+        let held = tokio::spawn({
+            let (pool, hold) = (pool.clone(), hold.clone());
+            async move { pool.best_move(long_move(), hold).await }
+        });
+        taken(&pool, 1).await;
+        // An analysis long enough to outlast the play job, queued first.
+        let analysis = tokio::spawn({
             let pool = pool.clone();
             async move {
-                pool.run(Priority::Play, move |_| {
-                    let _ = started_tx.send(());
-                    let _ = hold_rx.recv();
-                })
-                .await
+                pool.run(Priority::Analysis, evaluate_start(300_000), Cancel::new())
+                    .await
             }
         });
-        started_rx.await.ok();
-        let second = tokio::spawn({
-            let pool = pool.clone();
-            async move { pool.run(Priority::Analysis, |_| 2).await }
-        });
-        while pool.waiting() == 0 {
+        while pool.waiting() < 1 {
             tokio::task::yield_now().await;
         }
-        assert_eq!(pool.run(Priority::Play, |_| 3).await, Err(PoolError::Busy));
-        hold_tx.send(()).ok();
-        assert!(matches!(first.await, Ok(Ok(()))));
-        assert!(matches!(second.await, Ok(Ok(2))));
-    }
-
-    #[tokio::test]
-    async fn play_goes_before_analysis() {
-        let pool = EnginePool::new(1, 8);
-        let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
-        let (started_tx, started_rx) = oneshot::channel();
-        let order = Arc::new(Mutex::new(Vec::new()));
-        let held = tokio::spawn({
+        let play = tokio::spawn({
             let pool = pool.clone();
             async move {
-                pool.run(Priority::Play, move |_| {
-                    let _ = started_tx.send(());
-                    let _ = hold_rx.recv();
-                })
-                .await
+                pool.run(Priority::Play, evaluate_start(100), Cancel::new())
+                    .await
             }
         });
-        started_rx.await.ok();
-        let mut waiting = Vec::new();
-        for (priority, name) in [(Priority::Analysis, "analysis"), (Priority::Play, "play")] {
-            let runner = pool.clone();
-            let order = order.clone();
-            waiting.push(tokio::spawn(async move {
-                runner
-                    .run(priority, move |_| {
-                        order.lock().unwrap_or_else(|e| e.into_inner()).push(name);
-                    })
-                    .await
-            }));
-            while pool.waiting() < waiting.len() {
-                tokio::task::yield_now().await;
-            }
-        }
-        hold_tx.send(()).ok();
-        assert!(held.await.is_ok());
-        for job in waiting {
-            assert!(matches!(job.await, Ok(Ok(()))));
+        while pool.waiting() < 2 {
+            tokio::task::yield_now().await;
         }
         assert_eq!(
-            *order.lock().unwrap_or_else(|e| e.into_inner()),
-            vec!["play", "analysis"]
+            pool.run(Priority::Play, evaluate_start(1), Cancel::new())
+                .await,
+            Err(PoolError::Busy)
         );
-    }
-
-    #[tokio::test]
-    async fn a_panicking_job_loses_only_its_answer() {
-        let pool = EnginePool::new(1, 4);
-        let lost = pool
-            .run(Priority::Analysis, |_| -> u8 { panic!("a bad job") })
-            .await;
-        assert_eq!(lost, Err(PoolError::Closed));
-        assert_eq!(pool.run(Priority::Play, |_| 7).await, Ok(7));
+        // Cancelled, the long search answers at once with what it found.
+        hold.cancel();
+        assert!(matches!(held.await, Ok(Ok(Some(_)))));
+        // Play, queued second, ran first: the analysis is still searching when it is done.
+        assert!(matches!(play.await, Ok(Ok(Answer::Evaluation { .. }))));
+        assert!(!analysis.is_finished());
+        analysis.abort();
     }
 }

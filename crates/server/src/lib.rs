@@ -16,11 +16,14 @@
 //! - `admin` → `store`: `oddboard migrate` and `oddboard admin …`.
 //! - `store` → `play` (records, ratings), `rules` (ids only), `histogram`: all SQL,
 //!   migrations, the group-commit writer (which rates a rated game in the commit that ends it).
-//! - `engine_pool` → `oddboard-engine`: the threads every engine search runs on.
+//! - `evaluation` → `rules`, `oddboard-engine`: one position's evaluation from White's view.
+//! - `engine_worker` → `evaluation`: the `oddboard engine-worker` process, one search at a
+//!   time; `engine_pool` → `engine_worker`: the worker processes every search runs in.
 //! - `game` → `play`, `rules`, `store`, `engine_pool`: one actor per live game around its
 //!   `GameState`, its store a seam ([`game::actor::GameStore`]); the lobby actor around the
 //!   `LobbyState`; the registry of live games and the housekeeping task.
-//! - `analysis` → `play` (the replay), `store`, `engine_pool`: a finished game's evaluation.
+//! - `analysis` → `play` (the replay), `store`, `engine_pool`, `evaluation`: a finished
+//!   game's evaluation.
 //! - `web` → `game`, `analysis`, `store`, `play`, `rules`: axum routes, auth, the one socket
 //!   loop of every WebSocket, the browser client built into the binary.
 //! - `app`, `config`, `telemetry`, `metrics`: wiring; `histogram`: the fixed-bucket duration
@@ -43,6 +46,8 @@ pub mod app;
 pub mod cluster;
 pub mod config;
 pub mod engine_pool;
+pub mod engine_worker;
+pub mod evaluation;
 pub mod game;
 pub mod histogram;
 pub mod metrics;

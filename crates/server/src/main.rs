@@ -35,6 +35,15 @@ fn main() -> ExitCode {
             );
             ExitCode::from(u8::try_from(status).unwrap_or(1))
         }
+        Some(Command::EngineWorker) => {
+            match oddboard::engine_worker::run(std::io::stdin().lock(), std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("engine-worker: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Uci) => {
             let stdin = std::io::stdin().lock();
             match oddboard_engine::uci::run(stdin, std::io::stdout()) {
@@ -91,6 +100,14 @@ mod server {
             let mut settings = game::GameSettings::default();
             if let Some(threads) = config.engine_threads {
                 settings.engine_threads = usize::from(threads);
+            }
+            // Searches run in worker processes of this very binary.
+            match std::env::current_exe() {
+                Ok(program) => settings.engine_worker = Some(program),
+                Err(e) => {
+                    eprintln!("cannot find this program's path to start engine workers: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
             let app = match app::App::build(config, settings).await {
                 Ok(app) => app,

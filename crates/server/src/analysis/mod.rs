@@ -4,7 +4,7 @@
 //!
 //! - **Only finished games.** Analysing a game in progress would be a computer's help in
 //!   it: [`positions`] refuses one.
-//! - **Bounded.** Every search runs on the [`EnginePool`] at [`Priority::Analysis`], one
+//! - **Bounded.** Every search runs on the [`EnginePool`] at [`Priority::Analysis`](crate::engine_pool::Priority::Analysis), one
 //!   position at a time per game, within a node budget (so its CPU is bounded and its answer
 //!   deterministic). At most [`AnalysisSettings::games_at_once`] games are analysed at once
 //!   server-wide; a request past that is answered [`Status::Busy`] at once, with what the
@@ -23,7 +23,7 @@ pub mod evaluate;
 
 pub use evaluate::{drops, evaluate, positions, Evaluation, Position, PositionsError, ScoreDrop};
 
-use crate::engine_pool::{EnginePool, PoolError, Priority};
+use crate::engine_pool::{EnginePool, PoolError};
 use crate::rules::Variant;
 use cache::Cache;
 use serde::Serialize;
@@ -407,14 +407,9 @@ async fn search(
 ) -> Searched {
     let nodes = settings.budget(variant);
     for _ in 0..settings.pool_tries.max(1) {
-        let text = text.to_string();
-        // The thread's own engine is left alone: its warm table serves the computer's games,
-        // and `evaluate`'s fresh one makes the answer depend on the position alone.
-        let answer = pool
-            .run(Priority::Analysis, move |_engine| {
-                evaluate(variant, &text, nodes)
-            })
-            .await;
+        // With a fresh table (the worker's own serves the computer's games), so that the
+        // answer depends on the position alone.
+        let answer = pool.evaluate(variant, text.to_string(), nodes).await;
         match answer {
             Ok(Ok(evaluation)) => return Searched::Found(evaluation),
             Ok(Err(e)) => {
@@ -422,7 +417,10 @@ async fn search(
                 return Searched::Unreadable;
             }
             Err(PoolError::Closed) => return Searched::Busy,
-            Err(PoolError::Busy) => tokio::time::sleep(settings.pool_wait).await,
+            // Full, or lost with its worker: try again shortly.
+            Err(PoolError::Busy | PoolError::Lost) => {
+                tokio::time::sleep(settings.pool_wait).await;
+            }
         }
     }
     Searched::Busy

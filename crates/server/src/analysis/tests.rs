@@ -161,7 +161,7 @@ fn drops_are_the_movers_largest_losses() {
 
 #[tokio::test]
 async fn a_game_is_analysed_once_and_its_positions_cost_nothing_again() {
-    let pool = EnginePool::new(1, 8);
+    let pool = EnginePool::in_process(1, 8);
     let analyses = Analyses::new(settings(2));
     let game = record(GameStatus::Finished, None, &OPENING);
     let list = positions(&game).unwrap_or_else(|e| panic!("{e}"));
@@ -201,21 +201,19 @@ async fn a_game_is_analysed_once_and_its_positions_cost_nothing_again() {
 
 #[tokio::test]
 async fn games_past_the_cap_are_busy_and_a_refusal_starts_nothing() {
-    let pool = EnginePool::new(1, 8);
+    let pool = EnginePool::in_process(1, 8);
     let analyses = Analyses::new(settings(1));
-    // The pool's one thread is held, so the first analysis cannot finish.
-    let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let holder = pool.clone();
-    let held = tokio::spawn(async move {
-        holder
-            .run(Priority::Play, move |_| {
-                let _ = started_tx.send(());
-                let _ = hold_rx.recv();
-            })
-            .await
+    // The pool's one thread is held by a long search, so the first analysis cannot finish.
+    let hold = oddboard_engine::Cancel::new();
+    let held = tokio::spawn({
+        let (holder, hold) = (pool.clone(), hold.clone());
+        async move {
+            holder
+                .best_move(crate::engine_pool::testing::long_move(), hold)
+                .await
+        }
     });
-    started_rx.await.ok();
+    crate::engine_pool::testing::taken(&pool, 1).await;
     let first = record(GameStatus::Finished, None, &OPENING);
     let second = record(GameStatus::Finished, None, &OPENING[..3]);
     let start = |game: &GameRecord, admit: Result<(), &'static str>| {
@@ -248,8 +246,8 @@ async fn games_past_the_cap_are_busy_and_a_refusal_starts_nothing() {
         "busy is not kept running"
     );
 
-    hold_tx.send(()).ok();
-    assert!(matches!(held.await, Ok(Ok(()))));
+    hold.cancel();
+    assert!(matches!(held.await, Ok(Ok(Some(_)))));
     assert_eq!(
         finished(&analyses, first.game_id).await.status,
         Status::Done
@@ -278,7 +276,7 @@ async fn a_position_the_rules_ended_is_its_result() {
     let last = list.last().and_then(|p| p.outcome);
     assert_eq!(last.map(|o| o.winner), Some(Some(Color::White)));
     let analyses = Analyses::new(settings(1));
-    let pool = EnginePool::new(1, 1);
+    let pool = EnginePool::in_process(1, 1);
     let report = analyses.start(stored.game_id, stored.variant, list, &pool, || {
         Ok::<(), ()>(())
     });
@@ -317,7 +315,7 @@ fn starts_are_rate_limited_per_address_and_the_machine_is_exempt() {
 
 #[tokio::test]
 async fn an_analysis_nobody_polls_stops_and_a_poll_resumes_it() {
-    let pool = EnginePool::new(1, 8);
+    let pool = EnginePool::in_process(1, 8);
     // Never polled recently enough: the task stops before its first search.
     let analyses = Analyses::new(AnalysisSettings {
         idle_stop: Duration::ZERO,

@@ -10,9 +10,10 @@
 //! games simply searches less deep.
 
 use super::Seat;
-use crate::engine_pool::{EnginePool, PoolError, Priority};
+use crate::engine_pool::{EnginePool, PoolError};
+use crate::engine_worker::Search;
 use crate::play::state::ComputerTurn;
-use oddboard_engine::{Cancel, Level, Limits};
+use oddboard_engine::{Cancel, Level};
 use std::collections::HashMap;
 use std::time::Duration;
 use uuid::Uuid;
@@ -105,16 +106,15 @@ pub async fn choose(
         return Ok(oddboard_engine::choose(level, &turn.game, seed));
     }
     let busy = pool.waiting() > 0;
-    let limits = Limits {
-        time: Some(think_time(level, turn.clock, busy)),
-        ..level.limits()
+    let think = think_time(level, turn.clock, busy);
+    let search = Search::Move {
+        variant: turn.game.variant(),
+        position: turn.game.position(),
+        level: level.number(),
+        seed,
+        think_ms: u64::try_from(think.as_millis()).unwrap_or(u64::MAX),
     };
-    pool.run(Priority::Play, move |engine| {
-        engine
-            .search_styled(&turn.game, &limits, &cancel, level.style(seed))
-            .best
-    })
-    .await
+    pool.best_move(search, cancel).await
 }
 
 #[cfg(test)]

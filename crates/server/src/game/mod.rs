@@ -89,7 +89,14 @@ impl Games {
         settings: GameSettings,
         computers: ComputerPlayers,
     ) -> Games {
-        let engine_pool = EnginePool::new(settings.engine_threads, settings.engine_queue);
+        let engine_pool = match &settings.engine_worker {
+            Some(program) => EnginePool::new(
+                program.clone(),
+                settings.engine_threads,
+                settings.engine_queue,
+            ),
+            None => EnginePool::in_process(settings.engine_threads, settings.engine_queue),
+        };
         Games {
             inner: Arc::new(GamesInner {
                 game_store: Arc::new(actor::PostgresGameStore {

@@ -157,11 +157,16 @@ async fn the_survivor_takes_the_game_over_when_its_node_is_killed() {
 
 /// Sends SIGSTOP or SIGCONT to the node's process (ours, by its PID).
 pub(crate) fn signal(node: &ServerProcess, signal: &str) {
+    signal_pid(node.id(), signal);
+}
+
+/// Sends `signal` to process `pid`, one this test started (itself or through the server).
+pub(crate) fn signal_pid(pid: u32, signal: &str) {
     let status = Command::new("kill")
-        .args([signal, &node.id().to_string()])
+        .args([signal, &pid.to_string()])
         .status()
         .unwrap_or_else(|e| panic!("kill {signal}: {e}"));
-    assert!(status.success(), "kill {signal} failed");
+    assert!(status.success(), "kill {signal} {pid} failed");
 }
 
 /// Reads `socket` until the node refuses the late move or the game's events end there;

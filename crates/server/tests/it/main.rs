@@ -32,6 +32,7 @@ mod cluster_lobby;
 mod cluster_nodes;
 mod computer;
 mod crash;
+mod engine_workers;
 mod limits;
 mod loadtest;
 mod lobby;

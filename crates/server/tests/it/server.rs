@@ -64,9 +64,12 @@ pub fn fast_settings() -> GameSettings {
         linger_unwatched: Duration::from_secs(60),
         min_claim_delay: Duration::from_millis(300),
         max_claim_delay: Duration::from_millis(300),
-        // The tests' searches share the machine with the browser and PostgreSQL, which
-        // Linux's autogroups do not let their low priority hold against: one thread each.
+        // One search worker: the tests' servers share two cores with the browser,
+        // PostgreSQL and each other.
         engine_threads: 1,
+        // The server binary's `engine-worker`, as the server itself runs it (this test
+        // binary has no such command).
+        engine_worker: Some(std::path::PathBuf::from(env!("CARGO_BIN_EXE_oddboard"))),
         ..GameSettings::default()
     }
 }
@@ -179,6 +182,11 @@ impl TestServer {
     /// How many games have their actor in memory (a hibernated game has none).
     pub fn live_games(&self) -> usize {
         self.games.as_ref().map_or(0, Games::live_count)
+    }
+
+    /// The server's engine pool (its searches, its workers).
+    pub fn engine_pool(&self) -> Option<oddboard::engine_pool::EnginePool> {
+        self.games.as_ref().map(|games| games.engine_pool().clone())
     }
 
     pub fn client(&self) -> Client {
