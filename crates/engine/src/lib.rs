@@ -30,7 +30,7 @@ use search::{Found, Searcher};
 use table::Table;
 
 /// Entries of an engine's transposition table, as a power of two (2^18 entries, a few MB).
-const TABLE_BITS: u32 = 18;
+pub(crate) const TABLE_BITS: u32 = 18;
 
 /// What a search found, in text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,9 +56,14 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(variant: Variant) -> Engine {
+        Engine::with_table_bits(variant, TABLE_BITS)
+    }
+
+    /// An engine whose table has 2^`bits` entries (at most 2^26).
+    pub fn with_table_bits(variant: Variant, bits: u32) -> Engine {
         Engine {
             variant,
-            table: Table::new(TABLE_BITS),
+            table: Table::new(bits),
         }
     }
 
@@ -99,16 +104,29 @@ impl Engine {
         cancel: &Cancel,
         style: Style,
     ) -> SearchResult {
+        self.search_reporting(game, limits, cancel, style, &mut |_| {})
+    }
+
+    /// [`Engine::search_styled`] that tells `report` the result of every iteration that
+    /// finishes (depth, score, nodes so far, line), as it finishes.
+    pub fn search_reporting(
+        &mut self,
+        game: &AnyGame,
+        limits: &Limits,
+        cancel: &Cancel,
+        style: Style,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         if game.variant() != self.variant {
             self.variant = game.variant();
             self.table.clear();
         }
         match game {
-            AnyGame::Suicide(g) => self.run(g, limits, cancel, style),
-            AnyGame::Chazz(g) => self.run(g, limits, cancel, style),
-            AnyGame::Duel(g) => self.run(g, limits, cancel, style),
-            AnyGame::Drehs(g) => self.run(g, limits, cancel, style),
-            AnyGame::Chad(g) => self.run(g, limits, cancel, style),
+            AnyGame::Suicide(g) => self.run(g, limits, cancel, style, report),
+            AnyGame::Chazz(g) => self.run(g, limits, cancel, style, report),
+            AnyGame::Duel(g) => self.run(g, limits, cancel, style, report),
+            AnyGame::Drehs(g) => self.run(g, limits, cancel, style, report),
+            AnyGame::Chad(g) => self.run(g, limits, cancel, style, report),
         }
     }
 
@@ -118,8 +136,12 @@ impl Engine {
         limits: &Limits,
         cancel: &Cancel,
         style: Style,
+        report: &mut dyn FnMut(&SearchResult),
     ) -> SearchResult {
-        let found = Searcher::new(&mut self.table, *limits, cancel, style).run(game);
+        let mut typed = |found: &Found<R::Action>| report(&describe(game, found.clone()));
+        let found = Searcher::new(&mut self.table, *limits, cancel, style)
+            .reporting(&mut typed)
+            .run(game);
         describe(game, found)
     }
 }

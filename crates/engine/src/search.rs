@@ -115,9 +115,13 @@ pub struct Found<A> {
     pub pv: Vec<A>,
 }
 
+/// Told of each finished iteration, for progress output (UCI's `info` lines).
+pub type Report<'a, A> = &'a mut dyn FnMut(&Found<A>);
+
 /// One search's working state.
 pub struct Searcher<'a, R: Evaluate> {
     table: &'a mut Table,
+    report: Option<Report<'a, R::Action>>,
     limits: Limits,
     cancel: &'a Cancel,
     style: Style,
@@ -139,6 +143,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
     pub fn new(table: &'a mut Table, limits: Limits, cancel: &'a Cancel, style: Style) -> Self {
         Searcher {
             table,
+            report: None,
             limits,
             cancel,
             style,
@@ -152,6 +157,12 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             root_score: 0,
             iteration: 0,
         }
+    }
+
+    /// Calls `report` with the result of every iteration that finishes.
+    pub fn reporting(mut self, report: Report<'a, R::Action>) -> Self {
+        self.report = Some(report);
+        self
     }
 
     /// Iterative deepening from `root` until a limit, cancellation or a forced result.
@@ -194,6 +205,10 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
                 .and_then(|best| actions.iter().position(|a| a == best));
             found.score = score;
             found.depth = depth;
+            if let Some(report) = self.report.as_mut() {
+                found.nodes = self.nodes;
+                report(&found);
+            }
             if score.abs() > MATE_BOUND && (MATE - score.abs()) <= depth as i32 {
                 break;
             }

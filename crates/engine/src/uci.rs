@@ -1,11 +1,17 @@
-//! The Universal Chess Interface over any reader and writer, so GUIs and match runners can
-//! drive the engine (`oddboard uci` runs it on stdin and stdout). The variant is the option
-//! `UCI_Variant` (one of our variant ids); positions and actions are in the notations of
-//! `docs/rules/`. A search runs on its own thread, so `stop`, `isready` and `quit` are
-//! answered while it thinks. Davey Drehs' rolls in `position … moves` follow the public
-//! all-zero dice seed: a GUI cannot tell us a game's real rolls.
+//! The Universal Chess Interface over any reader and writer, so GUIs, match runners and
+//! referees can drive the engine (`oddboard uci` runs it on stdin and stdout): the options
+//! (`UCI_Variant`, `Level`, `Hash`, `Threads`), positions and `moves`, `go` with its limits
+//! and the clock shared out into a time budget, one `info` line per finished iteration and
+//! the `bestmove`. The variant is `UCI_Variant` (one of our variant ids); positions and
+//! actions are in the notations of `docs/rules/`, which for Suicide are FEN and UCI moves
+//! exactly as python-chess and Fairy-Stockfish write them (`e7e8k` promotes to a king).
+//! A search runs on its own thread, so `stop`, `isready` and `quit` are answered while it
+//! thinks. Bad input is answered with an `info string` line and changes nothing. Davey
+//! Drehs' rolls in `position … moves` follow the public all-zero dice seed: a GUI cannot tell
+//! us a game's real rolls.
 
-use crate::{Cancel, Engine, Limits, SearchResult};
+use crate::table::Entry;
+use crate::{choose_within, Cancel, Engine, Level, Limits, SearchResult, TABLE_BITS};
 use oddboard_rules::{AnyGame, Color, Variant};
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,6 +20,12 @@ use std::time::{Duration, Instant};
 
 /// The deepest iteration `go` asks for when nothing else limits it.
 const MAX_DEPTH: u32 = 64;
+/// Moves a clock is shared out over when `go` has no `movestogo`.
+const MOVES_TO_GO: u64 = 25;
+/// The largest `Hash` in MiB (the table holds at most 2^26 entries).
+const MAX_HASH_MB: u64 = 2_048;
+/// The largest `Threads` accepted (and ignored: one thread searches).
+const MAX_THREADS: u64 = 1_024;
 
 /// What `go` was asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,29 +35,55 @@ struct Go {
     movetime: Option<u64>,
     time_left: [Option<u64>; 2],
     increment: [Option<u64>; 2],
+    moves_to_go: Option<u64>,
+    /// Search until `stop`, and say `bestmove` only then.
+    infinite: bool,
 }
 
 impl Go {
-    fn parse(words: &[&str]) -> Go {
+    /// The limits of `go …`, and what in it was not understood (and ignored).
+    fn parse(words: &[&str]) -> (Go, Vec<String>) {
         let mut go = Go::default();
-        let mut words = words.iter();
-        while let Some(word) = words.next() {
-            let mut number = || words.next().and_then(|w| w.parse::<u64>().ok());
-            match *word {
-                "depth" => go.depth = number().map(|d| d.clamp(1, u64::from(MAX_DEPTH)) as u32),
-                "nodes" => go.nodes = number(),
-                "movetime" => go.movetime = number(),
-                "wtime" => go.time_left[0] = number(),
-                "btime" => go.time_left[1] = number(),
-                "winc" => go.increment[0] = number(),
-                "binc" => go.increment[1] = number(),
-                _ => {}
+        let mut problems = Vec::new();
+        let mut words = words.iter().peekable();
+        while let Some(&word) = words.next() {
+            if word == "infinite" {
+                go.infinite = true;
+                continue;
+            }
+            let slot = match word {
+                "depth" => None,
+                "nodes" => Some(&mut go.nodes),
+                "movetime" => Some(&mut go.movetime),
+                "wtime" => Some(&mut go.time_left[0]),
+                "btime" => Some(&mut go.time_left[1]),
+                "winc" => Some(&mut go.increment[0]),
+                "binc" => Some(&mut go.increment[1]),
+                "movestogo" => Some(&mut go.moves_to_go),
+                other => {
+                    problems.push(format!("go: {other} is not supported, ignored"));
+                    // Its arguments (a number, or `searchmoves`' actions) go with it.
+                    while words.next_if(|w| !is_go_keyword(w)).is_some() {}
+                    continue;
+                }
+            };
+            // A word that is no keyword is this one's argument, good or bad.
+            let argument = words.next_if(|w| !is_go_keyword(w));
+            let Some(number) = argument.and_then(|w| w.parse::<u64>().ok()) else {
+                problems.push(format!("go: {word} needs a whole number, ignored"));
+                continue;
+            };
+            match slot {
+                Some(slot) => *slot = Some(number),
+                None => go.depth = Some(number.clamp(1, u64::from(MAX_DEPTH)) as u32),
             }
         }
-        go
+        (go, problems)
     }
 
-    /// How long the side to act may think: `movetime`, or a share of its clock.
+    /// How long the side to act may think: `movetime`, or its share of its clock (the time
+    /// left over the moves to go, plus most of the increment, never more than half of what
+    /// is left, or three quarters on the last move before a time control).
     fn budget(&self, turn: Color) -> Option<Duration> {
         if let Some(ms) = self.movetime {
             return Some(Duration::from_millis(ms));
@@ -53,9 +91,72 @@ impl Go {
         let side = turn.index();
         let left = self.time_left[side]?;
         let increment = self.increment[side].unwrap_or(0);
-        let share = (left / 25 + increment * 3 / 4).min(left / 2).max(10);
+        let moves = self
+            .moves_to_go
+            .unwrap_or(MOVES_TO_GO)
+            .clamp(1, 2 * MOVES_TO_GO);
+        let cap = if moves == 1 { left / 4 * 3 } else { left / 2 };
+        let share = (left / moves + increment * 3 / 4).min(cap).max(1);
         Some(Duration::from_millis(share))
     }
+
+    /// The search limits at `level`: this command's depth, nodes and time, within the
+    /// level's own depth and node caps (level 8 has none: it searches for `go`'s time).
+    fn limits(&self, level: Level, turn: Color) -> Limits {
+        let caps = level.limits();
+        let depth = match (self.depth, caps.depth) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(MAX_DEPTH),
+        };
+        let nodes = match (self.nodes, caps.nodes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Limits {
+            depth: Some(depth),
+            nodes,
+            time: self.budget(turn),
+        }
+    }
+}
+
+/// The words `go` knows, where an unsupported one's arguments end.
+fn is_go_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "depth"
+            | "nodes"
+            | "movetime"
+            | "wtime"
+            | "btime"
+            | "winc"
+            | "binc"
+            | "movestogo"
+            | "infinite"
+            | "searchmoves"
+            | "ponder"
+            | "mate"
+    )
+}
+
+/// The table size (2^bits entries) that fits in `megabytes` MiB.
+fn table_bits(megabytes: u64) -> u32 {
+    let entries = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Option<Entry>>() as u64;
+    entries.max(1).ilog2().clamp(10, 26)
+}
+
+/// The `Hash` an engine's default table takes, in MiB (at least 1).
+fn default_hash_mb() -> u64 {
+    let bytes = (1u64 << TABLE_BITS) * std::mem::size_of::<Option<Entry>>() as u64;
+    (bytes >> 20).max(1)
+}
+
+/// A search on its thread: how to stop it, the thread (which gives back the `bestmove` line
+/// when it is to be said only on `stop`), and whether a limit ends it.
+struct Running {
+    cancel: Cancel,
+    handle: JoinHandle<Option<String>>,
+    bounded: bool,
 }
 
 /// One UCI session.
@@ -64,8 +165,11 @@ struct Session<W: Write + Send + 'static> {
     variant: Variant,
     game: AnyGame,
     engine: Arc<Mutex<Engine>>,
-    /// The running search: how to stop it, its thread, and whether a limit ends it.
-    search: Option<(Cancel, JoinHandle<()>, bool)>,
+    level: Level,
+    hash_bits: u32,
+    /// Games begun (`ucinewgame`), which seeds the levels' noise.
+    games: u64,
+    search: Option<Running>,
 }
 
 /// Runs a UCI session until `quit` (which stops a search at once) or the end of `input`
@@ -75,23 +179,26 @@ struct Session<W: Write + Send + 'static> {
 /// Reading the input or writing the output failed.
 pub fn run<R: BufRead, W: Write + Send + 'static>(input: R, out: W) -> io::Result<()> {
     let variant = Variant::Suicide;
+    let hash_bits = table_bits(default_hash_mb());
     let mut session = Session {
         out: Arc::new(Mutex::new(out)),
         variant,
         game: start(variant)?,
-        engine: Arc::new(Mutex::new(Engine::new(variant))),
+        engine: Arc::new(Mutex::new(Engine::with_table_bits(variant, hash_bits))),
+        level: Level::MAX,
+        hash_bits,
+        games: 0,
         search: None,
     };
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
         if !session.command(&words)? {
-            session.stop();
+            session.stop()?;
             return Ok(());
         }
     }
-    session.finish();
-    Ok(())
+    session.finish()
 }
 
 fn start(variant: Variant) -> io::Result<AnyGame> {
@@ -112,14 +219,18 @@ impl<W: Write + Send + 'static> Session<W> {
             Some("isready") => say(&self.out, "readyok")?,
             Some("setoption") => self.set_option(words)?,
             Some("ucinewgame") => {
-                self.stop();
+                self.stop()?;
                 self.lock_engine().clear();
                 self.game = start(self.variant)?;
+                self.games += 1;
             }
             Some("position") => self.position(&words[1..])?,
-            Some("go") => self.go(Go::parse(&words[1..])),
-            Some("stop") => self.stop(),
+            Some("go") => self.go(&words[1..])?,
+            Some("stop") => self.stop()?,
             Some("quit") => return Ok(false),
+            // Accepted and without effect: nothing is printed in debug mode, and the engine
+            // needs no registration.
+            Some("debug" | "register") => {}
             Some(other) => say(&self.out, &format!("info string unknown command {other}"))?,
             None => {}
         }
@@ -133,42 +244,86 @@ impl<W: Write + Send + 'static> Session<W> {
     fn identify(&self) -> io::Result<()> {
         let variants: Vec<String> = Variant::ALL
             .iter()
+            .filter(|v| v.is_playable())
             .map(|v| format!("var {}", v.key()))
             .collect();
-        say(&self.out, "id name Oddboard")?;
-        say(&self.out, "id author the Oddboard developers")?;
-        say(
-            &self.out,
-            &format!(
+        let lines = [
+            "id name Oddboard".to_string(),
+            "id author the Oddboard developers".to_string(),
+            format!(
                 "option name UCI_Variant type combo default {} {}",
                 self.variant.key(),
                 variants.join(" ")
             ),
-        )?;
-        say(&self.out, "uciok")
+            format!(
+                "option name Level type spin default {} min {} max {}",
+                Level::MAX.number(),
+                Level::MIN.number(),
+                Level::MAX.number()
+            ),
+            format!(
+                "option name Hash type spin default {} min 1 max {MAX_HASH_MB}",
+                default_hash_mb()
+            ),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            "uciok".to_string(),
+        ];
+        lines.iter().try_for_each(|line| say(&self.out, line))
     }
 
-    /// `setoption name UCI_Variant value <id>`: a new game of that variant.
+    /// `setoption name <option> [value <value>]`; a bad one changes nothing.
     fn set_option(&mut self, words: &[&str]) -> io::Result<()> {
-        let name = words.iter().position(|w| *w == "name");
-        let value = words.iter().position(|w| *w == "value");
-        let (Some(name), Some(value)) = (name, value) else {
-            return say(&self.out, "info string setoption needs a name and a value");
+        let value_at = words.iter().position(|w| *w == "value");
+        let (name, value) = match (words.get(1), value_at) {
+            (Some(&"name"), Some(at)) => (words.get(2..at), words.get(at + 1..)),
+            (Some(&"name"), None) => (words.get(2..), None),
+            _ => (None, None),
         };
-        let option = words[name + 1..value].join(" ");
-        let text = words[value + 1..].join(" ");
-        if !option.eq_ignore_ascii_case("UCI_Variant") {
-            return say(&self.out, &format!("info string unknown option {option}"));
+        let Some(name) = name.filter(|n| !n.is_empty()).map(|n| n.join(" ")) else {
+            return say(
+                &self.out,
+                "info string setoption needs: setoption name <option> value <value>",
+            );
+        };
+        let value = value.map(|v| v.join(" ")).unwrap_or_default();
+        let outcome = match name.to_ascii_lowercase().as_str() {
+            "uci_variant" => self.set_variant(&value)?,
+            "level" => number_in(&value, 0, u64::from(Level::MAX.number())).map(|n| {
+                self.level = Level::new(u8::try_from(n).unwrap_or(Level::MAX.number()));
+                None
+            }),
+            "hash" => match number_in(&value, 1, MAX_HASH_MB) {
+                Ok(megabytes) => {
+                    self.stop()?;
+                    self.hash_bits = table_bits(megabytes);
+                    *self.lock_engine() = Engine::with_table_bits(self.variant, self.hash_bits);
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            },
+            "threads" => number_in(&value, 1, MAX_THREADS).map(|threads| {
+                (threads > 1).then(|| "Threads is ignored: the search runs on one thread".into())
+            }),
+            _ => Err(format!("unknown option {name}")),
+        };
+        match outcome {
+            Ok(None) => Ok(()),
+            Ok(Some(note)) => say(&self.out, &format!("info string {note}")),
+            Err(problem) => say(&self.out, &format!("info string {name}: {problem}")),
         }
-        match text.parse::<Variant>() {
+    }
+
+    /// `UCI_Variant`: a new game of that variant.
+    fn set_variant(&mut self, value: &str) -> io::Result<Result<Option<String>, String>> {
+        match value.parse::<Variant>() {
             Ok(variant) if variant.is_playable() => {
-                self.stop();
+                self.stop()?;
                 self.variant = variant;
-                *self.lock_engine() = Engine::new(variant);
+                *self.lock_engine() = Engine::with_table_bits(variant, self.hash_bits);
                 self.game = start(variant)?;
-                Ok(())
+                Ok(Ok(None))
             }
-            _ => say(&self.out, &format!("info string unknown variant {text}")),
+            _ => Ok(Err(format!("unknown variant {value}"))),
         }
     }
 
@@ -180,10 +335,12 @@ impl<W: Write + Send + 'static> Session<W> {
             None => (words, &words[..0]),
         };
         let game = match setup.first().copied() {
-            Some("startpos") => AnyGame::start(self.variant).map_err(|e| e.to_string()),
+            Some("startpos") if setup.len() == 1 => {
+                AnyGame::start(self.variant).map_err(|e| e.to_string())
+            }
             Some("fen") => AnyGame::from_position(self.variant, &setup[1..].join(" "))
-                .map_err(|e| e.to_string()),
-            _ => Err("position needs startpos or fen".to_string()),
+                .map_err(|e| format!("fen: {e}")),
+            _ => Err("position needs startpos or fen <position>, then moves".to_string()),
         };
         let played = game.and_then(|mut game| {
             for action in moves {
@@ -201,93 +358,163 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Starts a search on its own thread; it says `info` per finished depth and `bestmove`.
-    fn go(&mut self, go: Go) {
-        self.stop();
+    /// Starts a search on its own thread; it says `info` per finished iteration, then
+    /// `bestmove` (after `go infinite`, only when stopped).
+    fn go(&mut self, words: &[&str]) -> io::Result<()> {
+        self.stop()?;
+        let (go, problems) = Go::parse(words);
+        for problem in &problems {
+            say(&self.out, &format!("info string {problem}"))?;
+        }
+        let turn = self.game.turn();
+        let limits = go.limits(self.level, turn);
         let cancel = Cancel::new();
-        let (game, engine, out) = (self.game.clone(), self.engine.clone(), self.out.clone());
-        let searching = cancel.clone();
+        let job = Job {
+            game: self.game.clone(),
+            level: self.level,
+            seed: self.games,
+            limits,
+            cancel: cancel.clone(),
+        };
+        let (engine, out) = (self.engine.clone(), self.out.clone());
+        let infinite = go.infinite;
         let handle = std::thread::spawn(move || {
             let mut engine = engine.lock().unwrap_or_else(PoisonError::into_inner);
-            let best = deepen(&mut engine, &game, go, &searching, &out);
-            let line = match best.and_then(|b| b.best) {
+            let line = match job.run(&mut engine, &out) {
                 Some(action) => format!("bestmove {action}"),
                 None => "bestmove 0000".to_string(),
             };
+            if infinite {
+                return Some(line);
+            }
             // Nobody is left to tell if the output is gone.
             let _ = say(&out, &line);
+            None
         });
-        let bounded =
-            go.depth.is_some() || go.nodes.is_some() || go.budget(self.game.turn()).is_some();
-        self.search = Some((cancel, handle, bounded));
+        let bounded = !infinite
+            && (limits.depth.is_some_and(|d| d < MAX_DEPTH)
+                || limits.nodes.is_some()
+                || limits.time.is_some());
+        self.search = Some(Running {
+            cancel,
+            handle,
+            bounded,
+        });
+        Ok(())
     }
 
     /// Stops a running search and waits for its `bestmove`.
-    fn stop(&mut self) {
-        if let Some((cancel, handle, _)) = self.search.take() {
-            cancel.cancel();
-            // A panicked search has nothing more to say.
-            let _ = handle.join();
+    fn stop(&mut self) -> io::Result<()> {
+        match self.search.take() {
+            Some(running) => {
+                running.cancel.cancel();
+                self.conclude(running)
+            }
+            None => Ok(()),
         }
     }
 
     /// Lets a search with a limit run to it (one without is stopped) and waits for it.
-    fn finish(&mut self) {
-        if let Some((cancel, handle, bounded)) = self.search.take() {
-            if !bounded {
-                cancel.cancel();
+    fn finish(&mut self) -> io::Result<()> {
+        match self.search.take() {
+            Some(running) => {
+                if !running.bounded {
+                    running.cancel.cancel();
+                }
+                self.conclude(running)
             }
-            let _ = handle.join();
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for a search's thread and says the `bestmove` it kept back, if it did.
+    fn conclude(&self, running: Running) -> io::Result<()> {
+        match running.handle.join() {
+            Ok(Some(line)) => say(&self.out, &line),
+            // A panicked search has nothing more to say.
+            Ok(None) | Err(_) => Ok(()),
         }
     }
 }
 
-/// Iterative deepening with an `info` line per finished depth; the last useful result.
-fn deepen<W: Write>(
-    engine: &mut Engine,
-    game: &AnyGame,
-    go: Go,
-    cancel: &Cancel,
-    out: &Mutex<W>,
-) -> Option<SearchResult> {
-    let started = Instant::now();
-    let budget = go.budget(game.turn());
-    let mut nodes_used = 0u64;
-    let mut best: Option<SearchResult> = None;
-    for depth in 1..=go.depth.unwrap_or(MAX_DEPTH) {
-        let limits = Limits {
-            depth: Some(depth),
-            nodes: go.nodes.map(|n| n.saturating_sub(nodes_used).max(1)),
-            time: budget.map(|b| b.saturating_sub(started.elapsed())),
+/// One `go`'s search, as its thread runs it.
+struct Job {
+    game: AnyGame,
+    level: Level,
+    seed: u64,
+    limits: Limits,
+    cancel: Cancel,
+}
+
+impl Job {
+    /// The action to play (None when the game is over), with an `info` line per finished
+    /// iteration, and a last one when no iteration finished or an unfinished one found
+    /// a better action.
+    fn run<W: Write>(&self, engine: &mut Engine, out: &Mutex<W>) -> Option<String> {
+        let started = Instant::now();
+        if self.level.is_random() {
+            return choose_within(
+                self.level,
+                &self.game,
+                self.seed,
+                &self.limits,
+                &self.cancel,
+            );
+        }
+        let mut said: Option<Option<String>> = None;
+        let mut report = |found: &SearchResult| {
+            let _ = say(out, &info(found, found.depth, started.elapsed()));
+            said = Some(found.best.clone());
         };
-        let found = engine.search(game, &limits, cancel);
-        nodes_used += found.nodes;
-        let finished = found.depth >= depth;
-        if finished || best.is_none() || found.best.is_some() && found.depth > 0 {
-            let _ = say(out, &info(&found, started.elapsed(), nodes_used));
-            best = Some(found.clone());
+        let style = self.level.style(self.seed);
+        let found =
+            engine.search_reporting(&self.game, &self.limits, &self.cancel, style, &mut report);
+        let line = match said {
+            None => Some(progress(&found, started.elapsed())),
+            Some(best) if best != found.best => {
+                Some(info(&found, found.depth + 1, started.elapsed()))
+            }
+            Some(_) => None,
+        };
+        if let (Some(line), Some(_)) = (line, &found.best) {
+            let _ = say(out, &line);
         }
-        let out_of_nodes = go.nodes.is_some_and(|n| nodes_used >= n);
-        let out_of_time = budget.is_some_and(|b| started.elapsed() >= b);
-        if !finished || cancel.is_cancelled() || out_of_nodes || out_of_time || found.best.is_none()
-        {
-            break;
-        }
+        found.best
     }
-    best
 }
 
-fn info(found: &SearchResult, elapsed: Duration, nodes: u64) -> String {
-    let millis = elapsed.as_millis().max(1);
-    let nps = u128::from(nodes) * 1000 / millis;
+/// `info depth … score … nodes … time … nps … pv …` for a search's result at `depth`.
+fn info(found: &SearchResult, depth: u32, elapsed: Duration) -> String {
     format!(
-        "info depth {} score {} nodes {nodes} time {millis} nps {nps} pv {}",
-        found.depth.max(1),
+        "info depth {depth} score {} {} pv {}",
         found.score,
+        speed(found.nodes, elapsed),
         found.pv.join(" ")
     )
     .trim_end()
     .to_string()
+}
+
+/// `info nodes … time … nps … pv <best>` for a search that finished no iteration.
+fn progress(found: &SearchResult, elapsed: Duration) -> String {
+    let best = found.best.as_deref().unwrap_or_default();
+    format!("info {} pv {best}", speed(found.nodes, elapsed))
+        .trim_end()
+        .to_string()
+}
+
+fn speed(nodes: u64, elapsed: Duration) -> String {
+    let millis = elapsed.as_millis().max(1);
+    let nps = u128::from(nodes) * 1000 / millis;
+    format!("nodes {nodes} time {millis} nps {nps}")
+}
+
+/// `text` as a whole number from `min` to `max`.
+fn number_in(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("the value must be a whole number from {min} to {max}"))
 }
 
 #[cfg(test)]
@@ -321,24 +548,71 @@ mod tests {
             .collect()
     }
 
+    /// Input that waits before each chunk of lines, as a GUI that thinks between commands.
+    struct Paced(Vec<(Duration, String)>);
+
+    impl io::Read for Paced {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            let Some((pause, text)) = self.0.first_mut() else {
+                return Ok(0);
+            };
+            std::thread::sleep(std::mem::take(pause));
+            let n = text.len().min(buffer.len());
+            buffer[..n].copy_from_slice(&text.as_bytes()[..n]);
+            text.drain(..n);
+            if text.is_empty() {
+                self.0.remove(0);
+            }
+            Ok(n)
+        }
+    }
+
+    fn paced_session(chunks: &[(u64, &str)]) -> Vec<String> {
+        let out = Shared::default();
+        let chunks = chunks
+            .iter()
+            .map(|(ms, text)| (Duration::from_millis(*ms), text.to_string()))
+            .collect();
+        let input = io::BufReader::new(Paced(chunks));
+        run(input, out.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let bytes = out.0.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn bestmoves(lines: &[String]) -> Vec<&str> {
+        lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("bestmove "))
+            .collect()
+    }
+
     #[test]
-    fn a_session_names_the_variants_and_finds_a_win_with_info_lines() {
+    fn a_session_names_the_variants_and_options_and_finds_a_win_with_info_lines() {
         let lines = session(
             "uci\nisready\nsetoption name UCI_Variant value suicide\nucinewgame\n\
              position fen 8/8/3n4/8/8/8/4P3/8 w - - 0 1\ngo depth 3\nisready\n",
         );
         assert_eq!(lines[0], "id name Oddboard");
         assert!(lines[2].contains("type combo default suicide var suicide var chazz"));
-        assert_eq!(lines[3], "uciok");
-        assert_eq!(lines[4], "readyok");
+        assert_eq!(
+            lines[3],
+            "option name Level type spin default 8 min 0 max 8"
+        );
+        assert!(lines[4].starts_with("option name Hash type spin default "));
+        assert!(lines[5].starts_with("option name Threads type spin default 1 min 1 "));
+        assert_eq!(lines[6], "uciok");
+        assert_eq!(lines[7], "readyok");
         assert!(
             lines
                 .iter()
-                .any(|l| l.starts_with("info depth 1 score mate ")),
+                .any(|l| l.starts_with("info depth 1 score mate ") && l.contains(" nps ")),
             "{lines:?}"
         );
         assert!(lines.iter().any(|l| l.contains(" pv e2e4")), "{lines:?}");
-        assert!(lines.contains(&"bestmove e2e4".to_string()), "{lines:?}");
+        assert_eq!(bestmoves(&lines), ["e2e4"], "{lines:?}");
     }
 
     #[test]
@@ -355,37 +629,146 @@ mod tests {
             assert!(lines
                 .iter()
                 .any(|l| l.starts_with("info string action nonsense")));
-            assert!(lines.iter().any(|l| l == "info string unknown variant fly"));
-            let best = lines
+            assert!(lines
                 .iter()
-                .find_map(|l| l.strip_prefix("bestmove "))
-                .unwrap_or_else(|| panic!("no bestmove: {lines:?}"));
+                .any(|l| l == "info string UCI_Variant: unknown variant fly"));
+            let best = bestmoves(&lines);
             let mut after = game.clone();
             after.play(&first).unwrap_or_else(|e| panic!("{e}"));
             assert!(
-                after.legal_actions().iter().any(|a| a == best),
-                "{variant:?} {best}"
+                after.legal_actions().iter().any(|a| a == best[0]),
+                "{variant:?} {best:?}"
             );
         }
     }
 
     #[test]
-    fn quit_stops_a_search_without_limits_which_still_answers() {
-        let lines = session("setoption name UCI_Variant value chad\ngo infinite\nquit\n");
+    fn garbage_is_answered_with_info_strings_and_changes_nothing() {
+        let lines = session(
+            "setoption value 3 name Hash\nsetoption\nsetoption name\nsetoption name Level value 9\n\
+             setoption name Level value x\nsetoption name Fly value 1\nposition\n\
+             position fen 9/9 w\nposition startpos e2e4\nxyzzy\ngo depth\n\
+             go depth 1 searchmoves e2e4 e2e3 mate 3\nposition startpos moves e2e5\n\
+             debug on\ngo depth 1\n",
+        );
+        let strings = lines
+            .iter()
+            .filter(|l| l.starts_with("info string "))
+            .count();
+        assert_eq!(strings, 14, "{lines:?}");
+        assert!(lines.contains(&"info string unknown command xyzzy".to_string()));
+        assert!(lines.contains(&"info string go: depth needs a whole number, ignored".into()));
+        assert!(lines.contains(&"info string go: mate is not supported, ignored".into()));
+        // Nothing bad reached the position: both searches start from the start.
+        let start = AnyGame::start(Variant::Suicide).unwrap_or_else(|e| panic!("{e}"));
+        for best in bestmoves(&lines) {
+            assert!(start.legal_actions().iter().any(|a| a == best), "{best}");
+        }
+    }
+
+    #[test]
+    fn the_options_are_honoured_level_0_plays_at_random_and_threads_are_ignored() {
+        let lines = session(
+            "setoption name Hash value 1\nsetoption name threads value 1\n\
+             setoption name Threads value 4\nsetoption name Level value 0\n\
+             position startpos moves e2e3\ngo movetime 50\n",
+        );
         assert_eq!(
-            lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
-            1,
+            lines[0],
+            "info string Threads is ignored: the search runs on one thread"
+        );
+        // Level 0 does not search: no `info depth` line, straight to a legal action.
+        assert!(!lines.iter().any(|l| l.starts_with("info depth")));
+        let mut game = AnyGame::start(Variant::Suicide).unwrap_or_else(|e| panic!("{e}"));
+        game.play("e2e3").unwrap_or_else(|e| panic!("{e}"));
+        let best = bestmoves(&lines);
+        assert!(
+            game.legal_actions().iter().any(|a| a == best[0]),
+            "{lines:?}"
+        );
+        assert_eq!(table_bits(1), 15);
+        assert_eq!(table_bits(default_hash_mb()), TABLE_BITS);
+    }
+
+    #[test]
+    fn go_infinite_says_bestmove_only_when_stopped() {
+        // A forced win at depth 1 ends the search at once, and still waits for `stop`.
+        let lines = paced_session(&[
+            (
+                0,
+                "position fen 8/8/3n4/8/8/8/4P3/8 w - - 0 1\ngo infinite\n",
+            ),
+            (300, "isready\n"),
+            (0, "stop\ngo infinite\n"),
+        ]);
+        let mate = lines
+            .iter()
+            .position(|l| l.starts_with("info depth 1 score mate"));
+        let ready = lines.iter().position(|l| l == "readyok");
+        let best = lines.iter().position(|l| l == "bestmove e2e4");
+        assert!(mate < ready && ready < best && mate.is_some(), "{lines:?}");
+        // The second one is stopped by the end of the input.
+        assert_eq!(bestmoves(&lines).len(), 2, "{lines:?}");
+    }
+
+    #[test]
+    fn a_finished_game_answers_bestmove_0000_and_a_king_promotion_is_read() {
+        let lines = session(
+            "position fen 8/8/3n4/8/8/8/8/8 w - - 0 1\ngo depth 2\n\
+             position fen 8/2P3r1/2k5/8/8/8/8/8 w - - 0 1 moves c7c8k\ngo depth 2\n",
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("info string")),
+            "{lines:?}"
+        );
+        let best = bestmoves(&lines);
+        assert_eq!(best[0], "0000");
+        let mut game = AnyGame::from_position(Variant::Suicide, "8/2P3r1/2k5/8/8/8/8/8 w - - 0 1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        game.play("c7c8k").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            game.legal_actions().iter().any(|a| a == best[1]),
             "{lines:?}"
         );
     }
 
     #[test]
+    fn quit_stops_a_search_without_limits_which_still_answers() {
+        let lines = session("setoption name UCI_Variant value chad\ngo infinite\nquit\n");
+        assert_eq!(bestmoves(&lines).len(), 1, "{lines:?}");
+    }
+
+    #[test]
     fn clock_time_is_shared_out_and_movetime_wins() {
-        let go = Go::parse(&["wtime", "60000", "btime", "1000", "winc", "1000"]);
+        let parse = |words: &[&str]| Go::parse(words).0;
+        let go = parse(&["wtime", "60000", "btime", "1000", "winc", "1000"]);
         assert_eq!(go.budget(Color::White), Some(Duration::from_millis(3150)));
         assert_eq!(go.budget(Color::Black), Some(Duration::from_millis(40)));
-        let go = Go::parse(&["movetime", "100", "wtime", "60000"]);
+        let go = parse(&["wtime", "60000", "movestogo", "10"]);
+        assert_eq!(go.budget(Color::White), Some(Duration::from_millis(6000)));
+        let go = parse(&["wtime", "60000", "movestogo", "1"]);
+        assert_eq!(go.budget(Color::White), Some(Duration::from_millis(45000)));
+        let go = parse(&["movetime", "100", "wtime", "60000"]);
         assert_eq!(go.budget(Color::White), Some(Duration::from_millis(100)));
-        assert_eq!(Go::parse(&["depth", "x"]).budget(Color::White), None);
+        let (go, problems) = Go::parse(&["depth", "x", "nodes", "-5", "ponder"]);
+        assert_eq!(go.budget(Color::White), None);
+        assert_eq!((go.depth, go.nodes, problems.len()), (None, None, 3));
+    }
+
+    #[test]
+    fn a_level_caps_what_go_asks_for_and_the_top_level_searches_for_go_s_time() {
+        let (go, _) = Go::parse(&["movetime", "100"]);
+        let limits = go.limits(Level::new(3), Color::White);
+        assert_eq!((limits.depth, limits.nodes), (Some(3), Some(10_000)));
+        assert_eq!(limits.time, Some(Duration::from_millis(100)));
+        let top = go.limits(Level::MAX, Color::White);
+        assert_eq!((top.depth, top.nodes), (Some(MAX_DEPTH), None));
+        assert_eq!(top.time, Some(Duration::from_millis(100)));
+        let (go, _) = Go::parse(&["depth", "2", "nodes", "500"]);
+        let limits = go.limits(Level::new(3), Color::White);
+        assert_eq!(
+            (limits.depth, limits.nodes, limits.time),
+            (Some(2), Some(500), None)
+        );
     }
 }

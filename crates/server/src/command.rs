@@ -43,6 +43,31 @@ pub enum Command {
         command: RulesCommand,
     },
     /// Speaks UCI on stdin and stdout (the variant is the option `UCI_Variant`).
+    ///
+    /// Our engine as a UCI engine, for GUIs, match runners and referees such as
+    /// `scripts/fsf-match.py`. Commands: uci, isready, setoption, ucinewgame, position
+    /// startpos|fen <position> [moves …], go, stop, quit (debug and register are accepted and
+    /// do nothing).
+    ///
+    /// Variants (`setoption name UCI_Variant value <id>`, default suicide): suicide speaks
+    /// plain UCI, FEN and moves as python-chess and Fairy-Stockfish write them (`e7e8k`
+    /// promotes to a king; a FEN's castling field is read and ignored: Suicide has no
+    /// castling). chazz (5 ranks) and chad (12x12) take UCI-like moves in FEN-like positions
+    /// of their own; duel and drehs are accepted too, in their own notations
+    /// (docs/rules/<id>.md), which no standard GUI speaks; Davey Drehs' rolls follow the
+    /// all-zero dice seed.
+    ///
+    /// Options: Level 0-8 (default 8, the top level's search, limited only by go; a lower
+    /// level adds its depth and node caps and its noise, and 0 plays a random legal move);
+    /// Hash in MiB (the transposition table, rounded down to a power of two entries); Threads
+    /// is accepted and ignored: one thread searches.
+    ///
+    /// go takes movetime N, wtime/btime/winc/binc [movestogo N] (the time left over the moves
+    /// to go, 25 if not given, plus three quarters of the increment, at most half the time
+    /// left), depth N, nodes N and infinite (bestmove only after stop). It prints an info line
+    /// per finished iteration (depth, score cp|mate, nodes, time, nps, pv), then bestmove, or
+    /// bestmove 0000 when the game is over. Bad input is answered with an info string line
+    /// and changes nothing.
     Uci,
     /// A search worker of a running server, which starts it (not for people): one JSON line
     /// per search on stdin, one per answer on stdout.

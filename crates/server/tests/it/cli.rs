@@ -105,40 +105,6 @@ fn play_prints_position_snapshot_and_outcome() {
     }
 }
 
-/// `oddboard uci` through the real binary: a GUI's first exchange and one search.
-#[test]
-fn the_binary_speaks_uci_on_stdin_and_stdout() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oddboard"))
-        .arg("uci")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("start oddboard uci: {e}"));
-    let script = "uci\nsetoption name UCI_Variant value chazz\nposition startpos\ngo depth 2\n";
-    child
-        .stdin
-        .take()
-        .unwrap_or_else(|| panic!("no stdin"))
-        .write_all(script.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
-    assert!(output.status.success());
-    let out = String::from_utf8_lossy(&output.stdout);
-    assert!(out.lines().any(|l| l == "uciok"), "{out}");
-    assert!(
-        out.lines().any(|l| l.starts_with("info depth 2 score ")),
-        "{out}"
-    );
-    let best = out
-        .lines()
-        .find_map(|l| l.strip_prefix("bestmove "))
-        .unwrap_or_else(|| panic!("{out}"));
-    let game = oddboard::rules::AnyGame::start(Variant::Chazz).unwrap_or_else(|e| panic!("{e}"));
-    assert!(game.legal_actions().iter().any(|a| a == best), "{best}");
-}
-
 /// `oddboard engine match` against the engine itself through `oddboard uci`: every game is
 /// played to a result and the score adds up.
 #[test]

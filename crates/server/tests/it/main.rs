@@ -55,6 +55,7 @@ mod store_leaderboard;
 mod store_lobby;
 mod store_login_failures;
 mod store_writer;
+mod uci;
 mod web;
 mod web_hardening;
 mod web_sockets;
