@@ -231,8 +231,9 @@ fn lower_priority() {
         }
         // And SCHED_IDLE (the search thread inherits it), for the wake-ups: a normal thread
         // that wakes on a core where a SCHED_IDLE one runs takes the core at once, whatever
-        // their groups, where the autogroup's weight alone lets the search finish its slice
-        // (p99 2.3 times as high).
+        // their groups, where the autogroup's weight alone may let the search end its slice
+        // first. On this project's VM the two measure alike, at the floor that any busy
+        // process sets there (docs/performance.md).
         crate::engine_pool::idle_scheduling();
     }
 }
