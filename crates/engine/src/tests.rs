@@ -326,3 +326,34 @@ fn a_match_is_the_same_on_one_thread_or_several() {
         assert_eq!(tally.games(), 6);
     }
 }
+
+#[test]
+fn suicide_evaluation_terms_are_read_off_the_position() {
+    use crate::eval::suicide::{terms, TERMS};
+    use crate::eval::Evaluate;
+    use oddboard_rules::variant::suicide::Suicide;
+    let terms_of = |fen: &str| {
+        let game = Suicide::from_position(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let actions = game.legal_actions();
+        let tactical = game.tactical(&actions);
+        terms(&game, &actions, &tactical)
+    };
+    let mut start = [0; TERMS];
+    start[12..14].copy_from_slice(&[20, 20]);
+    start[TERMS - 1] = 1;
+    assert_eq!(
+        terms_of("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"),
+        start
+    );
+    // White's knight must take the bishop or the pawn on d2 (five ranks from home); Black
+    // would have 18 quiet moves.
+    assert_eq!(
+        terms_of("8/8/8/4b3/8/5N2/3p4/8 w - - 0 1"),
+        [-1, 1, -1, 0, 0, 0, -3, 3, -3, 0, 0, 0, 2, 18, 2, 0, 1, 0, -5, 1]
+    );
+    // The same from Black's side: the bishop is attacked by the knight.
+    assert_eq!(
+        terms_of("8/8/8/4b3/8/5N2/3p4/8 b - - 0 1"),
+        [1, -1, 1, 0, 0, 0, 3, -3, 3, 0, 0, 0, 18, 2, 0, 2, 0, 1, 5, 1]
+    );
+}

@@ -8,7 +8,7 @@ mod chad;
 mod chazz;
 mod drehs;
 mod duel;
-mod suicide;
+pub mod suicide;
 
 use oddboard_rules::geometry::Coord;
 use oddboard_rules::{Color, Piece, Role, Rules};

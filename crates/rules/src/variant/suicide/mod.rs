@@ -29,6 +29,9 @@ mod position;
 use self::position::{
     role_index, role_of, square_coord, square_name, Move, MoveList, Position, PAWN,
 };
+pub use self::position::{BISHOP, KING, KNIGHT, QUEEN, ROOK};
+/// The pawn's index in [`Men::by_role`].
+pub const PAWN_INDEX: u8 = PAWN;
 use crate::bitboard::{flip_diagonal, sliders, Squares};
 use crate::error::{IllegalAction, ParseActionError, ParsePositionError};
 use crate::outcome::{EndReason, Outcome};
@@ -97,6 +100,23 @@ fn describe_move(position: &Position, m: Move, machine: String, human: String) -
     }
 }
 
+/// The men of a Suicide position as bitboards (bit 0 = a1, bit 7 = h1, bit 63 = h8), for an
+/// evaluation that must not go through the position's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Men {
+    /// White's men (index 0) and Black's (index 1).
+    pub by_color: [u64; 2],
+    /// Both colours' men of each role, indexed by [`PAWN_INDEX`], [`KNIGHT`] … [`KING`].
+    pub by_role: [u64; 6],
+}
+
+/// How many legal moves a side has, and how many of them take something.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mobility {
+    pub moves: u32,
+    pub captures: u32,
+}
+
 /// A game of Suicide: the position plus the history the draw rules need.
 #[derive(Clone, Debug)]
 pub struct Suicide {
@@ -115,6 +135,26 @@ impl Suicide {
             history: vec![position.key],
             last: None,
         }
+    }
+
+    /// The men on the board.
+    pub fn men(&self) -> Men {
+        Men {
+            by_color: self.position.by_color,
+            by_role: self.position.by_role,
+        }
+    }
+
+    /// The legal moves `color` would have were it to move now (en passant aside, which only
+    /// the side to move can have), counted without generating them.
+    pub fn mobility(&self, color: Color) -> Mobility {
+        let mut seen = self.position;
+        if seen.turn != color {
+            seen.turn = color;
+            seen.ep = None;
+        }
+        let (moves, captures) = seen.count_moves_and_captures(sliders());
+        Mobility { moves, captures }
     }
 
     /// The end decided without looking at the moves: a side without men, or a draw rule.
@@ -249,6 +289,25 @@ impl Rules for Suicide {
         self.history.push(self.position.key);
         self.last = Some(Arc::new(last));
         Ok(())
+    }
+
+    /// The search's move: no legality check, notation or last action (which stays that of
+    /// the last [`Rules::apply`]); the draw rules' history is kept.
+    fn play_unchecked(&mut self, action: &SuicideMove) {
+        let Some(role) = self.position.role_at(action.from) else {
+            return;
+        };
+        let promotion = action.promotion.and_then(role_index).unwrap_or(PAWN);
+        self.position = self.position.play(Move {
+            from: action.from,
+            to: action.to,
+            role,
+            promotion,
+        });
+        if self.position.halfmove == 0 {
+            self.history.clear();
+        }
+        self.history.push(self.position.key);
     }
 
     fn last_action_human(&self) -> Option<String> {

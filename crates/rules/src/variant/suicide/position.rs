@@ -236,7 +236,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn role_at(&self, square: u8) -> Option<u8> {
+    pub fn role_at(&self, square: u8) -> Option<u8> {
         let b = bit(square);
         (0u8..6).find(|&role| self.by_role[usize::from(role)] & b != 0)
     }
@@ -463,25 +463,35 @@ impl Position {
     /// The number of legal moves, without generating them: perft's last ply.
     #[inline]
     pub fn count_moves(&self, tables: &SliderTables) -> u64 {
+        u64::from(self.count_moves_and_captures(tables).0)
+    }
+
+    /// The number of legal moves and how many of them capture (all of them or none, under
+    /// compulsory capture), without generating them.
+    #[inline]
+    pub fn count_moves_and_captures(&self, tables: &SliderTables) -> (u32, u32) {
         let theirs = self.by_color[1 - self.turn.index()];
         let empty = !self.occupied();
-        let mut captures = 0u64;
-        let mut quiets = 0u64;
+        let mut captures = 0u32;
+        let mut quiets = 0u32;
         self.for_each_piece(tables, |_, _, attacks| {
-            captures += u64::from((attacks & theirs).count_ones());
-            quiets += u64::from((attacks & empty).count_ones());
+            captures += (attacks & theirs).count_ones();
+            quiets += (attacks & empty).count_ones();
         });
         let pawns = self.pawn_targets();
         let with_promotions = |targets: u64| {
-            u64::from((targets & !pawns.promotion_rank).count_ones())
-                + 5 * u64::from((targets & pawns.promotion_rank).count_ones())
+            (targets & !pawns.promotion_rank).count_ones()
+                + 5 * (targets & pawns.promotion_rank).count_ones()
         };
         captures += with_promotions(pawns.west) + with_promotions(pawns.east);
-        captures += u64::from(pawns.ep_capturers.count_ones());
+        captures += pawns.ep_capturers.count_ones();
         if captures > 0 {
-            return captures;
+            return (captures, captures);
         }
-        quiets + with_promotions(pawns.single) + u64::from(pawns.double.count_ones())
+        (
+            quiets + with_promotions(pawns.single) + pawns.double.count_ones(),
+            0,
+        )
     }
 
     /// Every capture of the side to move (en passant included).

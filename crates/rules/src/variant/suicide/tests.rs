@@ -264,3 +264,65 @@ fn snapshot_lists_legal_actions_in_byte_order() {
         assert!(!sorted.is_empty(), "{fen}");
     }
 }
+
+/// Plays `plies` pseudo-random legal moves (a fixed linear congruential walk) through both
+/// `apply` and `play_unchecked`, checking after each that the two games agree.
+fn walk_both_ways(start: &Suicide, plies: u32, mut state: u64) {
+    let (mut checked, mut fast) = (start.clone(), start.clone());
+    for _ in 0..plies {
+        let actions = checked.legal_actions();
+        if actions.is_empty() {
+            break;
+        }
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let action = actions[(state >> 33) as usize % actions.len()];
+        checked
+            .apply(&action)
+            .unwrap_or_else(|e| panic!("listed action refused: {e}"));
+        fast.play_unchecked(&action);
+        assert_eq!(fast.position(), checked.position());
+        assert_eq!(fast.hash(), checked.hash());
+        assert_eq!(fast.outcome(), checked.outcome());
+        assert_eq!(fast.legal_actions(), checked.legal_actions());
+    }
+}
+
+#[test]
+fn the_search_move_agrees_with_apply_through_whole_games() {
+    for seed in 1..=20 {
+        walk_both_ways(&Suicide::start(), 300, seed);
+    }
+    // Promotions (to a king too) and en passant.
+    walk_both_ways(&game("8/1P4k1/8/8/3p4/8/4P3/K7 w - - 0 1"), 60, 7);
+}
+
+#[test]
+fn mobility_counts_either_sides_moves() {
+    // White's knight must take the bishop or the pawn; Black would have no capture: the
+    // bishop's 13 moves and the pawn's 5 promotions.
+    let white_to_move = game("8/8/8/4b3/8/5N2/3p4/8 w - - 0 1");
+    let black_to_move = game("8/8/8/4b3/8/5N2/3p4/8 b - - 0 1");
+    for g in [&white_to_move, &black_to_move] {
+        assert_eq!(
+            g.mobility(Color::White),
+            Mobility {
+                moves: 2,
+                captures: 2
+            }
+        );
+        assert_eq!(
+            g.mobility(Color::Black),
+            Mobility {
+                moves: 18,
+                captures: 0
+            }
+        );
+    }
+    assert_eq!(black_to_move.legal_actions().len(), 18);
+    let men = white_to_move.men();
+    assert_eq!(men.by_color, [1 << 21, (1 << 36) | (1 << 11)]);
+    assert_eq!(men.by_role[usize::from(KNIGHT)], 1 << 21);
+    assert_eq!(men.by_role[usize::from(PAWN_INDEX)], 1 << 11);
+}
