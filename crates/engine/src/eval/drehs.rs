@@ -4,10 +4,18 @@
 //! king's armor (its friends beside it) is its life; pawns side by side form dyads (2d4,
 //! armor 8). Attacks, cannon shots and teleport-attacks roll dice: they are the chance
 //! actions the search averages over sampled rolls.
+//!
+//! The search samples few rolls and reaches few plies, so the evaluation also reckons the
+//! dice itself: every attack either side could make now ([`Drehs::strikes`]) is worth its
+//! exact expected gain (the chance to hit, times the target's worth if the damage kills it
+//! or the life points it takes if not, less the counterattack's expected harm), and the side
+//! to act is credited with a share of its best one and charged a smaller share of its
+//! opponent's. Without it, a king left where a queen's d20 could end the game looked no
+//! worse than a guarded one until the search happened to sample that roll.
 
 use super::{mvv_lva, signed, squares_key, Evaluate};
 use oddboard_rules::geometry::{Coord, KING_STEPS};
-use oddboard_rules::variant::drehs::{Action, Drehs, Unit};
+use oddboard_rules::variant::drehs::{Action, Drehs, Fighter, Strike, Unit};
 use oddboard_rules::{Color, Role, Rules};
 
 const SIZE: u8 = 8;
@@ -41,6 +49,14 @@ const KING_ARMOR: i32 = 40;
 /// A pawn with a pawn of its colour beside it on the rank (a dyad, roughly).
 const DYAD: i32 = 15;
 const MOBILITY: i32 = 1;
+/// What a king is worth to an attack's reckoning: killing it ends the game.
+const KING_WORTH: i32 = 3000;
+/// The share of its best attack's expected gain the side to act is credited with: it may
+/// strike now, but the dice are only expected, and the search rolls them where it can.
+const OWN_STRIKE_SHARE: i32 = 50;
+/// The share of the opponent's best attack's expected gain counted against the side to act:
+/// it moves first and may step away, strike first or shield the target.
+const THREAT_SHARE: i32 = 30;
 
 /// A piece's worth: half of its value always, the other half by the life it has left.
 fn unit_worth(unit: &Unit) -> i32 {
@@ -91,8 +107,83 @@ fn square_worth(game: &Drehs, c: Coord, unit: &Unit) -> i32 {
     }
 }
 
+/// How many faces of a d20 hit: the roll plus the attacker's ears must beat the armor.
+fn hit_faces(ears: u32, armor: u32) -> i32 {
+    20 - armor.saturating_sub(ears).min(20) as i32
+}
+
+/// For `count` dice of `sides` against `need` life points, in thousandths: the chance that
+/// they roll at least `need` in all (a kill), and the expected roll when they do not (the
+/// life points a hit takes from a survivor).
+fn damage(weapon: (u32, u32), need: u32) -> (i32, i32) {
+    let (count, sides) = (weapon.0.clamp(1, 2), weapon.1.max(1));
+    let (mut kills, mut wounds, mut outcomes) = (0u32, 0u32, 0u32);
+    for first in 1..=sides {
+        for second in 1..=if count == 2 { sides } else { 1 } {
+            let roll = first + if count == 2 { second } else { 0 };
+            if roll >= need {
+                kills += 1;
+            } else {
+                wounds += roll;
+            }
+            outcomes += 1;
+        }
+    }
+    (
+        (kills * 1000 / outcomes) as i32,
+        (wounds * 1000 / outcomes) as i32,
+    )
+}
+
+/// What `fighter` is worth to an attack's reckoning, and what each life point of it is.
+fn fighter_worth(fighter: &Fighter) -> (i32, i32) {
+    if fighter.role == Role::King {
+        return (KING_WORTH, KING_WORTH);
+    }
+    let full = value(fighter.role);
+    let life = (fighter.life as i32).min(max_life(fighter.role));
+    (
+        full / 2 + full * life / (2 * max_life(fighter.role)),
+        full / (2 * max_life(fighter.role)),
+    )
+}
+
+/// The expected gain of one attack for its side, in centipawns: the chance of a hit times
+/// the target's worth if it dies or the life it loses if not, less the counterattack's
+/// expected harm to the attacker when the target survives.
+fn strike_gain(strike: &Strike) -> i32 {
+    let (attacker, target) = (&strike.attacker, &strike.target);
+    let hit = hit_faces(attacker.ears, target.armor); // of 20
+    let (kill, wound) = damage(attacker.weapon, target.life); // thousandths
+    let (target_worth, target_point) = fighter_worth(target);
+    // Twentieths times thousandths of a centipawn.
+    let gain = hit * (kill * target_worth + wound * target_point);
+    let survives = 20_000 - hit * kill; // of 20,000
+    let back = hit_faces(target.ears, attacker.armor);
+    let (counter_kill, counter_wound) = damage(target.weapon, attacker.life);
+    let (attacker_worth, attacker_point) = fighter_worth(attacker);
+    let harm = back * (counter_kill * attacker_worth + counter_wound * attacker_point);
+    let gain = i64::from(gain) / 20_000;
+    let harm = i64::from(harm) * i64::from(survives) / 20_000 / 20_000;
+    (gain - harm) as i32
+}
+
+/// The best expected gain among `color`'s attacks, or nothing when none gains.
+fn best_strike(game: &Drehs, color: Color) -> i32 {
+    game.strikes(color)
+        .iter()
+        .map(strike_gain)
+        .max()
+        .unwrap_or(0)
+        .max(0)
+}
+
 impl Evaluate for Drehs {
     fn evaluate(&self) -> i32 {
+        self.evaluate_with(&self.legal_actions(), &[])
+    }
+
+    fn evaluate_with(&self, actions: &[Action], _tactical: &[i32]) -> i32 {
         let side = self.turn();
         let mut score = 0;
         for rank in 0..SIZE {
@@ -103,7 +194,10 @@ impl Evaluate for Drehs {
                 }
             }
         }
-        score + MOBILITY * self.legal_actions().len() as i32
+        let strikes = (OWN_STRIKE_SHARE * best_strike(self, side)
+            - THREAT_SHARE * best_strike(self, side.other()))
+            / 100;
+        score + MOBILITY * actions.len() as i32 + strikes
     }
 
     fn tactical(&self, actions: &[Action]) -> Vec<i32> {
@@ -155,5 +249,47 @@ impl Evaluate for Drehs {
             Action::Return { home } => squares_key(home, home),
             Action::Heal { king } => squares_key(king, king) ^ 0x8000,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_odds_are_counted_exactly() {
+        // d20 + ears must beat the armor: armor 19 leaves one face, ears can make it certain.
+        let table = [(0, 19, 1), (0, 6, 14), (3, 6, 17), (10, 8, 20), (0, 25, 0)];
+        for (ears, armor, faces) in table {
+            assert_eq!(hit_faces(ears, armor), faces, "ears {ears} armor {armor}");
+        }
+        // (dice, life points) -> (kill, wound) in thousandths.
+        let table = [
+            ((1, 4), 1, (1000, 0)),
+            ((1, 4), 4, (250, 1500)), // 1, 2, 3 wound: (1+2+3)/4
+            ((2, 6), 12, (27, 6666)), // one roll of 36 kills; 240 / 36 otherwise
+            ((2, 4), 8, (62, 4500)),  // 4+4 kills; 72 / 16 otherwise
+            ((1, 6), 7, (0, 3500)),   // never kills
+        ];
+        for (weapon, life, expected) in table {
+            assert_eq!(damage(weapon, life), expected, "{weapon:?} vs {life} LP");
+        }
+    }
+
+    #[test]
+    fn an_exposed_king_weighs_on_its_side() {
+        let of = |text: &str| Drehs::from_position(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        // White's queen on e7 beside Black's bare king: White to act may strike a d20 at
+        // the king; with Black to act, the queen's threat counts against Black.
+        let exposed = of("4k3/4Q3/8/8/8/8/8/4K3 w - - - 0 1 0");
+        let guarded_gain = best_strike(&exposed, Color::White);
+        assert!(guarded_gain > 1000, "{guarded_gain}");
+        assert_eq!(
+            best_strike(&of("4k3/8/8/8/8/8/Q7/4K3 w - - - 0 1 0"), Color::White),
+            0
+        );
+        let black_to_act = of("4k3/4Q3/8/8/8/8/8/4K3 b - - - 0 1 0");
+        let far = of("4k3/8/8/8/8/8/Q7/4K3 b - - - 0 1 0");
+        assert!(black_to_act.evaluate() < far.evaluate() - 300);
     }
 }

@@ -28,6 +28,7 @@ pub mod notation;
 pub mod record;
 
 pub use dyads::Dyads;
+pub use moves::{Fighter, Strike};
 
 use crate::dice::DiceSource;
 use crate::geometry::{Coord, Mailbox, Shape, SquareIndex, KING_STEPS};

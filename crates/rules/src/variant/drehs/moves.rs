@@ -71,6 +71,86 @@ fn step_or_attack_all(
     }
 }
 
+/// One attack a side could make now were it to move, with what its dice roll against: the
+/// engine's evaluation weighs these (its own threats and the opponent's) without playing
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strike {
+    pub from: Coord,
+    pub to: Coord,
+    /// The attacker's ears (added to its to-hit roll), armor, weapon and life points.
+    pub attacker: Fighter,
+    /// The same of the target, which strikes back if it survives.
+    pub target: Fighter,
+}
+
+/// A piece as one attack's dice see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fighter {
+    pub role: Role,
+    pub ears: u32,
+    pub armor: u32,
+    /// Weapon dice as (how many, sides).
+    pub weapon: (u32, u32),
+    pub life: u32,
+}
+
+impl Drehs {
+    /// Every ordinary attack `color` could make now, were it to move (orthodox capture
+    /// geometry; not teleports' attacks nor cannon shots).
+    pub fn strikes(&self, color: Color) -> Vec<Strike> {
+        let occupancy = Occupancy::of(&self.board, color);
+        let mut strikes = Vec::new();
+        for (from, unit) in self.board.occupied() {
+            if unit.piece.color != color {
+                continue;
+            }
+            let Some(square) = BIT_SQUARES.of(from) else {
+                continue;
+            };
+            let index = square as u8;
+            let table = |t: &[u64; 64]| t.get(square).copied().unwrap_or(0);
+            let reach = match unit.piece.role {
+                Role::Pawn => {
+                    let dir = if color == Color::White { 1 } else { -1 };
+                    [-1, 1]
+                        .iter()
+                        .filter_map(|&df| self.board.shape().step(from, df, dir))
+                        .filter_map(|c| BIT_SQUARES.of(c))
+                        .fold(0u64, |set, target| set | 1u64 << target)
+                }
+                Role::Knight => table(&KNIGHT_ATTACKS),
+                Role::Bishop => sliders().bishop(index, occupancy.occupied),
+                Role::Rook => sliders().rook(index, occupancy.occupied),
+                Role::Queen => sliders().queen(index, occupancy.occupied),
+                Role::King => table(&KING_ATTACKS),
+                Role::Dabbabah => 0,
+            };
+            for target in set_bits(reach & occupancy.enemies) {
+                let to = BIT_SQUARES.square(target);
+                strikes.push(Strike {
+                    from,
+                    to,
+                    attacker: self.fighter(from),
+                    target: self.fighter(to),
+                });
+            }
+        }
+        strikes
+    }
+
+    fn fighter(&self, c: Coord) -> Fighter {
+        let unit = self.board.get(c);
+        Fighter {
+            role: unit.map_or(Role::Pawn, |u| u.piece.role),
+            ears: unit.map_or(0, |u| u32::from(u.ears)),
+            armor: self.armor_at(c),
+            weapon: self.weapon_at(c),
+            life: unit.map_or(0, |u| u32::from(u.life)),
+        }
+    }
+}
+
 impl Drehs {
     /// Generates the actions of the side to move, narrowed to the piece on `origin` (or to
     /// bishop returns for `Some(None)`) and to the destination `dest` when given. The full

@@ -728,3 +728,40 @@ fn moves_from_bitmaps_are_the_moves_of_the_rule() {
         "{men_seen} men, {attacks_seen} attacks, {cannon_seen} cannon shots"
     );
 }
+
+#[test]
+fn strikes_list_either_sides_attacks_with_their_dice() {
+    // White's queen beside Black's bare king; a black pawn on d3 may strike White's king
+    // and is struck at by nobody (the king on e1 reaches d2, e2, f2, d1, f1).
+    let g = game("4k3/4Q3/8/8/8/3p4/8/4K3 w - - - 0 1 0");
+    let squares = |color: Color| -> Vec<(String, String)> {
+        g.strikes(color)
+            .iter()
+            .map(|s| (s.from.name(), s.to.name()))
+            .collect()
+    };
+    assert_eq!(
+        squares(Color::White),
+        [("e7".to_string(), "e8".to_string())]
+    );
+    let black: Vec<(String, String)> = squares(Color::Black);
+    assert_eq!(
+        black,
+        [("e8".to_string(), "e7".to_string())],
+        "the pawn on d3 strikes c2 and e2, both empty"
+    );
+    let queen_on_king = g.strikes(Color::White)[0];
+    assert_eq!(
+        (queen_on_king.attacker.armor, queen_on_king.attacker.weapon),
+        (12, (2, 6))
+    );
+    assert_eq!(queen_on_king.attacker.life, 12);
+    assert_eq!(queen_on_king.target.role, Role::King);
+    assert_eq!(queen_on_king.target.armor, 6, "no friend beside the king");
+    let after_push = game("4k3/4Q3/8/8/8/8/3p4/4K3 w - - - 0 1 0");
+    assert_eq!(
+        after_push.strikes(Color::Black).len(),
+        2,
+        "the pawn on d2 now strikes the king on e1 too"
+    );
+}
