@@ -149,6 +149,11 @@ pub(super) struct LobbyNode {
     actor_notices: Mutex<Option<mpsc::UnboundedSender<GameNotice>>>,
     /// This node's sockets on another node's lobby, by their connection id here.
     remotes: Mutex<HashMap<u64, RemoteConnection>>,
+    /// The node last read as the lobby's holder, and until when (wall clock, ms) to send
+    /// there without asking NATS again: otherwise every lobby call on a node that does not
+    /// run the lobby read the lease first. A holder that is gone or has moved answers
+    /// [`LobbyAnswer::NotHere`], which forgets it ([`LobbyNode::retry_later`]).
+    known_holder: Mutex<Option<(String, u64)>>,
     /// One claim of the lease at a time.
     claiming: tokio::sync::Mutex<()>,
     /// The node is stopping: it takes the lobby no more.
@@ -169,6 +174,7 @@ impl LobbyNode {
             held_until_ms: AtomicU64::new(0),
             actor_notices: Mutex::default(),
             remotes: Mutex::default(),
+            known_holder: Mutex::default(),
             claiming: tokio::sync::Mutex::new(()),
             stopping: AtomicBool::new(false),
         }
@@ -182,6 +188,19 @@ impl LobbyNode {
         self.cluster.node_id()
     }
 
+    /// Believes `node` holds the lobby for a lease's length from `now`.
+    fn remember_holder(&self, node: &str, now: u64) {
+        *lock(&self.known_holder) = Some((node.to_string(), now + LEASE_TTL.as_millis() as u64));
+    }
+
+    /// The remembered holder, while it is believed.
+    fn believed_holder(&self, now: u64) -> Option<String> {
+        lock(&self.known_holder)
+            .as_ref()
+            .filter(|(node, until)| now < *until && node != self.me())
+            .map(|(node, _)| node.clone())
+    }
+
     /// Where a request goes: the actor here while this node's lease lasts, else the node
     /// that holds the lease, else here after taking it.
     pub(super) async fn route(&self, lobby: &LobbyHandle) -> Result<Route, LobbyError> {
@@ -193,13 +212,15 @@ impl LobbyNode {
                 Err(LobbyError::Unavailable)
             };
         }
-        match self
-            .cluster
-            .leases()
-            .holder(Leases::LOBBY_KEY, wall_ms())
-            .await
-        {
-            Ok(Some(node)) if node != self.me() => Ok(Route::There(node)),
+        let now = wall_ms();
+        if let Some(node) = self.believed_holder(now) {
+            return Ok(Route::There(node));
+        }
+        match self.cluster.leases().holder(Leases::LOBBY_KEY, now).await {
+            Ok(Some(node)) if node != self.me() => {
+                self.remember_holder(&node, now);
+                Ok(Route::There(node))
+            }
             Ok(_) => self.claim(lobby).await,
             Err(e) => {
                 tracing::debug!(cause = %e, "cannot find the lobby: NATS is away");
@@ -270,13 +291,14 @@ impl LobbyNode {
     async fn keep_lease(&self, lobby: &LobbyHandle) {
         let held = lock(&self.lease).clone();
         let Some(mut lease) = held else {
-            let holder = self
-                .cluster
-                .leases()
-                .holder(Leases::LOBBY_KEY, wall_ms())
-                .await;
-            if matches!(holder, Ok(None)) {
-                let _ = self.claim(lobby).await;
+            let now = wall_ms();
+            match self.cluster.leases().holder(Leases::LOBBY_KEY, now).await {
+                Ok(Some(node)) if node != self.me() => self.remember_holder(&node, now),
+                Ok(None) => {
+                    lock(&self.known_holder).take();
+                    let _ = self.claim(lobby).await;
+                }
+                _ => {}
             }
             return;
         };
@@ -331,7 +353,10 @@ impl LobbyNode {
         }
     }
 
-    pub(super) async fn pause_before_retry(&self) {
+    /// After a [`LobbyAnswer::NotHere`]: forgets the holder it was sent to, and pauses
+    /// before the caller looks again.
+    pub(super) async fn retry_later(&self) {
+        lock(&self.known_holder).take();
         tokio::time::sleep(RETRY_PAUSE).await;
     }
 

@@ -329,7 +329,7 @@ impl LobbyHandle {
                         return Err(LobbyError::Unavailable);
                     };
                     match node.request(&owner, body).await? {
-                        cluster::LobbyAnswer::NotHere => node.pause_before_retry().await,
+                        cluster::LobbyAnswer::NotHere => node.retry_later().await,
                         cluster::LobbyAnswer::Refused { code, message } => {
                             return Err(LobbyError::remote(&code, message))
                         }
@@ -362,7 +362,7 @@ impl LobbyHandle {
                     };
                     match node.connect(self, &owner, &user).await? {
                         Some(connection) => return Ok(connection),
-                        None => node.pause_before_retry().await,
+                        None => node.retry_later().await,
                     }
                 }
             }
