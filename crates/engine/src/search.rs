@@ -5,6 +5,10 @@
 //! cancellation. Davey Drehs' dice actions are chance nodes: each is played on copies
 //! re-seeded with dice seeds the engine derives from its own seed and the position, and
 //! their scores are averaged (a sampled expectimax), so the game's own seed is never used.
+//! At the frontier a chance action the variant can reckon ([`Evaluate::expected_after`]) is
+//! worth its expectation instead, and actions the variant calls skippable
+//! ([`Evaluate::is_skippable`]) are left out once another has been searched: with both, a
+//! Davey Drehs search reaches four plies where it reached two.
 
 use crate::eval::Evaluate;
 use crate::rng::XorShift;
@@ -293,6 +297,9 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         let (mut best_score, mut best_index) = (-INFINITY, None);
         for (searched, (index, tactical)) in order.into_iter().enumerate() {
             let action = &actions[index];
+            if searched > 0 && (ply > 0 || self.iteration > 1) && game.is_skippable(action) {
+                continue;
+            }
             let score = if searched == 0 {
                 self.child_score(game, action, next, alpha, beta, ply)
             } else {
@@ -381,6 +388,12 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             let mut child = game.clone();
             child.play_unchecked(action);
             return -self.negamax(&child, depth, -beta, -alpha, ply + 1);
+        }
+        if depth <= 0 && ply > 0 {
+            if let Some(expected) = game.expected_after(action) {
+                self.tick();
+                return self.noisy(game, expected);
+            }
         }
         // A chance node: the average over sampled dice, each sample searched with a full
         // window, since a bound on the average says nothing about one sample. Fewer samples

@@ -240,6 +240,49 @@ impl Evaluate for Drehs {
         )
     }
 
+    fn expected_after(&self, action: &Action) -> Option<i32> {
+        let strikes = self.strikes(self.turn());
+        let best = strikes.iter().map(strike_gain).max().unwrap_or(0).max(0);
+        let gain = match *action {
+            Action::Attack { from, to, .. } => strikes
+                .iter()
+                .find(|s| s.from == from && s.to == to)
+                .map(strike_gain)?,
+            Action::Teleport {
+                from,
+                to,
+                attack: Some(target),
+            } => strike_gain(&self.teleport_strike(from, to, target)),
+            _ => return None,
+        };
+        // The position as it stands with the opponent to act next: the side's credit for
+        // striking is spent on this strike, and the opponent's best strike weighs as the
+        // striker's would.
+        let threat = best_strike(self, self.turn().other());
+        Some(
+            self.evaluate()
+                - OWN_STRIKE_SHARE * best / 100
+                - (OWN_STRIKE_SHARE - THREAT_SHARE) * threat / 100
+                + gain,
+        )
+    }
+
+    fn is_skippable(&self, action: &Action) -> bool {
+        match *action {
+            // A knight teleports in with one life point: a move to make for its attack, not
+            // for the square; and an attack from there is mostly a lost knight (the survivor
+            // strikes back at armor 6 and any hit kills it). Some 150 such actions a side,
+            // they were most of every node's actions.
+            Action::Teleport { attack: None, .. } => true,
+            Action::Teleport {
+                from,
+                to,
+                attack: Some(target),
+            } => strike_gain(&self.teleport_strike(from, to, target)) <= 0,
+            _ => false,
+        }
+    }
+
     fn action_key(&self, action: &Action) -> u16 {
         match *action {
             Action::Move { from, to, .. }
@@ -274,6 +317,26 @@ mod tests {
         for (weapon, life, expected) in table {
             assert_eq!(damage(weapon, life), expected, "{weapon:?} vs {life} LP");
         }
+    }
+
+    #[test]
+    fn teleports_are_skipped_unless_their_attack_gains() {
+        let game = Drehs::from_position("4k3/p7/8/8/8/8/8/N3K3 w - - - 0 1 0")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let find = |text: &str| {
+            let action = game
+                .parse_action(text)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            (game.is_skippable(&action), game.expected_after(&action))
+        };
+        // Teleporting to c7 to strike the bare king (armor 6: 14 faces of 20 end the game)
+        // is kept and reckoned; teleporting to b5 to strike the pawn mostly loses the knight.
+        let (skipped, on_king) = find("a1@c7xe8");
+        assert!(!skipped);
+        assert!(on_king.is_some_and(|worth| worth > 1500), "{on_king:?}");
+        assert!(find("a1@b5xa7").0);
+        assert_eq!(find("a1@d4"), (true, None));
+        assert_eq!(find("a1b3"), (false, None));
     }
 
     #[test]

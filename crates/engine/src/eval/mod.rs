@@ -51,6 +51,22 @@ pub trait Evaluate: Rules {
         false
     }
 
+    /// For the search's frontier: the worth, for the side to act, of playing the chance
+    /// action `action`, reckoned from its dice's odds without rolling them (None where the
+    /// variant cannot, and the search samples the dice).
+    fn expected_after(&self, action: &Self::Action) -> Option<i32> {
+        let _ = action;
+        None
+    }
+
+    /// Whether the search may leave `action` out once another action of the node has been
+    /// searched (at the root, from the second iteration on): an action that is almost never
+    /// best and of which there are many, which would keep the search a ply shallower.
+    fn is_skippable(&self, action: &Self::Action) -> bool {
+        let _ = action;
+        false
+    }
+
     /// A small number naming the action's squares, for the history heuristic.
     fn action_key(&self, action: &Self::Action) -> u16;
 }

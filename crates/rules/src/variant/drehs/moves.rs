@@ -4,8 +4,8 @@
 //! serves both the full list and the legality check of a single action.
 
 use super::{
-    king_home, max_life, Action, Drehs, Dyads, Unit, BISHOP_HOMES, BIT_SQUARES, CANNON_RANGE,
-    CASTLES,
+    base_armor, king_home, max_life, weapon_of, Action, Drehs, Dyads, Unit, BISHOP_HOMES,
+    BIT_SQUARES, CANNON_RANGE, CASTLES,
 };
 use crate::bitboard::{sliders, KING_ATTACKS, KNIGHT_ATTACKS};
 use crate::geometry::{set_bits, Coord, Mailbox, KING_STEPS};
@@ -137,6 +137,23 @@ impl Drehs {
             }
         }
         strikes
+    }
+
+    /// The attack the knight on `from` would make on `target` after teleporting to `to`:
+    /// it arrives with one life point.
+    pub fn teleport_strike(&self, from: Coord, to: Coord, target: Coord) -> Strike {
+        let knight = self.fighter(from);
+        Strike {
+            from: to,
+            to: target,
+            attacker: Fighter {
+                armor: base_armor(Role::Knight),
+                weapon: weapon_of(Role::Knight, false),
+                life: 1,
+                ..knight
+            },
+            target: self.fighter(target),
+        }
     }
 
     fn fighter(&self, c: Coord) -> Fighter {
