@@ -178,6 +178,26 @@ fn best_strike(game: &Drehs, color: Color) -> i32 {
         .max(0)
 }
 
+/// The evaluation before strikes: the men where they stand, and `moves` legal actions.
+fn standing(game: &Drehs, moves: usize) -> i32 {
+    let side = game.turn();
+    let mut score = 0;
+    for rank in 0..SIZE {
+        for file in 0..SIZE {
+            let c = Coord::new(file, rank);
+            if let Some(unit) = game.unit(c) {
+                score += signed(square_worth(game, c, unit), unit.piece.color, side);
+            }
+        }
+    }
+    score + MOBILITY * moves as i32
+}
+
+/// `standing` with the shares of the side's best strike and of its opponent's.
+fn with_strikes(standing: i32, own: i32, threat: i32) -> i32 {
+    standing + (OWN_STRIKE_SHARE * own - THREAT_SHARE * threat) / 100
+}
+
 impl Evaluate for Drehs {
     fn evaluate(&self) -> i32 {
         self.evaluate_with(&self.legal_actions(), &[])
@@ -185,19 +205,11 @@ impl Evaluate for Drehs {
 
     fn evaluate_with(&self, actions: &[Action], _tactical: &[i32]) -> i32 {
         let side = self.turn();
-        let mut score = 0;
-        for rank in 0..SIZE {
-            for file in 0..SIZE {
-                let c = Coord::new(file, rank);
-                if let Some(unit) = self.unit(c) {
-                    score += signed(square_worth(self, c, unit), unit.piece.color, side);
-                }
-            }
-        }
-        let strikes = (OWN_STRIKE_SHARE * best_strike(self, side)
-            - THREAT_SHARE * best_strike(self, side.other()))
-            / 100;
-        score + MOBILITY * actions.len() as i32 + strikes
+        with_strikes(
+            standing(self, actions.len()),
+            best_strike(self, side),
+            best_strike(self, side.other()),
+        )
     }
 
     fn tactical(&self, actions: &[Action]) -> Vec<i32> {
@@ -257,12 +269,11 @@ impl Evaluate for Drehs {
         };
         // The position as it stands with the opponent to act next: the side's credit for
         // striking is spent on this strike, and the opponent's best strike weighs as the
-        // striker's would.
+        // striker's would. Each side's strikes are listed once.
         let threat = best_strike(self, self.turn().other());
+        let now = with_strikes(standing(self, self.legal_actions().len()), best, threat);
         Some(
-            self.evaluate()
-                - OWN_STRIKE_SHARE * best / 100
-                - (OWN_STRIKE_SHARE - THREAT_SHARE) * threat / 100
+            now - OWN_STRIKE_SHARE * best / 100 - (OWN_STRIKE_SHARE - THREAT_SHARE) * threat / 100
                 + gain,
         )
     }
