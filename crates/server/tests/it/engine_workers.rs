@@ -40,6 +40,16 @@ fn workers(count: usize, capacity: usize) -> EnginePool {
 }
 
 /// Waits until `pool` has taken `count` searches and has a worker running; its pids.
+/// Starts a Suicide move search of `think_ms` on the pool, answered on the task's end.
+fn spawn_move_search(
+    pool: &EnginePool,
+    think_ms: u64,
+    cancel: Cancel,
+) -> tokio::task::JoinHandle<Result<Option<String>, PoolError>> {
+    let pool = pool.clone();
+    tokio::spawn(async move { pool.best_move(move_search(think_ms), cancel).await })
+}
+
 async fn searching(pool: &EnginePool, count: u64) -> Vec<u32> {
     let waited = tokio::time::timeout(WAIT, async {
         while pool.searches_started() < count || pool.worker_pids().is_empty() {
@@ -55,10 +65,7 @@ async fn searching(pool: &EnginePool, count: u64) -> Vec<u32> {
 async fn a_killed_worker_costs_its_search_only_and_the_queue_bound_holds() {
     let pool = workers(1, 2);
     // A search of a minute holds the one worker.
-    let held = tokio::spawn({
-        let pool = pool.clone();
-        async move { pool.best_move(move_search(60_000), Cancel::new()).await }
-    });
+    let held = spawn_move_search(&pool, 60_000, Cancel::new());
     let first = searching(&pool, 1).await;
     // Two may wait; the third is refused at once.
     let waiting: Vec<_> = (0..2)
@@ -101,10 +108,7 @@ async fn a_killed_worker_costs_its_search_only_and_the_queue_bound_holds() {
 
     // A cancelled search answers at once with the move it has.
     let cancel = Cancel::new();
-    let cancelled = tokio::spawn({
-        let (pool, cancel) = (pool.clone(), cancel.clone());
-        async move { pool.best_move(move_search(60_000), cancel).await }
-    });
+    let cancelled = spawn_move_search(&pool, 60_000, cancel.clone());
     searching(&pool, 4).await;
     cancel.cancel();
     let answer = tokio::time::timeout(Duration::from_secs(30), cancelled).await;
@@ -117,10 +121,7 @@ async fn a_killed_worker_costs_its_search_only_and_the_queue_bound_holds() {
 async fn a_frozen_worker_is_killed_at_its_search_deadline_and_replaced() {
     let pool = workers(1, 4);
     // A short search, whose deadline is its time twice over and 20 s.
-    let frozen = tokio::spawn({
-        let pool = pool.clone();
-        async move { pool.best_move(move_search(100), Cancel::new()).await }
-    });
+    let frozen = spawn_move_search(&pool, 100, Cancel::new());
     let first = searching(&pool, 1).await;
     signal_pid(first[0], "-STOP");
     let lost = tokio::time::timeout(Duration::from_secs(120), frozen).await;
