@@ -18,15 +18,18 @@
 //! a game replays exactly from its seed and its actions. Submodules: [`notation`] (position
 //! and action text), [`record`] (game record files and their verification), `moves` (what
 //! each piece may do, special abilities included), `dyads` (which pawns pair up and the
-//! pairing a mover declares) and `combat` (resolving attacks with dice and carrying out an
-//! action).
+//! pairing a mover declares), `combat` (resolving attacks with dice and carrying out an
+//! action) and `chances` (the groups an action's rolls fall into, with their odds, for the
+//! engine's look-ahead).
 
+mod chances;
 mod combat;
 mod dyads;
 mod moves;
 pub mod notation;
 pub mod record;
 
+pub use chances::{DiceOutcome, CERTAIN};
 pub use dyads::Dyads;
 pub use moves::{Fighter, Strike};
 
@@ -263,12 +266,12 @@ impl Action {
     }
 }
 
-/// The dice of a game: verifiable by default; tests may script the faces.
+/// The dice of a game: verifiable; the engine's look-ahead ([`chances`]) and unit tests
+/// script the faces of a position's next rolls.
 #[derive(Clone, Debug)]
 struct Dice {
     source: DiceSource,
-    /// Faces to return instead of the seeded ones, in order (unit tests only).
-    #[cfg(test)]
+    /// Faces to return instead of the seeded ones, in order.
     script: std::collections::VecDeque<u32>,
 }
 
@@ -276,14 +279,12 @@ impl Dice {
     fn new(source: DiceSource) -> Dice {
         Dice {
             source,
-            #[cfg(test)]
             script: std::collections::VecDeque::new(),
         }
     }
 
     fn roll(&mut self, sides: u32) -> u32 {
         let value = self.source.roll(sides);
-        #[cfg(test)]
         if let Some(scripted) = self.script.pop_front() {
             return scripted.clamp(1, sides);
         }

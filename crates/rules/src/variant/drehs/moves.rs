@@ -156,7 +156,7 @@ impl Drehs {
         }
     }
 
-    fn fighter(&self, c: Coord) -> Fighter {
+    pub(super) fn fighter(&self, c: Coord) -> Fighter {
         let unit = self.board.get(c);
         Fighter {
             role: unit.map_or(Role::Pawn, |u| u.piece.role),
