@@ -188,6 +188,6 @@ pub fn choose_within(
     }
     let mut engine = Engine::new(game.variant());
     engine
-        .search_styled(game, limits, cancel, level.style(seed))
+        .search_styled(game, limits, cancel, level.style(game.variant(), seed))
         .best
 }

@@ -2,9 +2,9 @@
 //! deepening negamax with alpha-beta (a null-window scout of every action after the
 //! first), a transposition table, move ordering (table action, captures, killers, history),
 //! a depth-bounded quiescence over captures, and limits by depth, nodes, time and
-//! cancellation. Davey Drehs' dice actions are chance nodes: each is played on copies
-//! re-seeded with dice seeds the engine derives from its own seed and the position, and
-//! their scores are averaged (a sampled expectimax), so the game's own seed is never used.
+//! cancellation. Davey Drehs' dice actions are chance nodes: the variant groups their rolls
+//! into a few outcomes with exact chances ([`Evaluate::outcomes`]), and the search averages
+//! the outcomes' scores by them (an expectimax), so the game's own dice are never read.
 //! At the frontier a chance action the variant can reckon ([`Evaluate::expected_after`]) is
 //! worth its expectation instead, and actions the variant calls skippable
 //! ([`Evaluate::is_skippable`]) are left out once another has been searched: with both, a
@@ -85,25 +85,17 @@ impl Cancel {
 }
 
 /// How a search plays, beyond its limits: the levels' knobs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Style {
     /// Deliberate noise: up to this many centipawns added to or taken from each evaluation,
     /// fixed by the seed and the position.
     pub noise: i32,
-    /// Seeds the noise and Davey Drehs' sampled dice.
+    /// Deliberate noise at the root: up to this many centipawns added to or taken from each
+    /// root action's score, fixed by the seed, the position and the action. Unlike the
+    /// evaluation's, it is not averaged away by a deeper search or by dice.
+    pub root_noise: i32,
+    /// Seeds the noise (and the dice of a chance action whose outcomes are not grouped).
     pub seed: u64,
-    /// Dice samples per chance action (Davey Drehs).
-    pub samples: u32,
-}
-
-impl Default for Style {
-    fn default() -> Style {
-        Style {
-            noise: 0,
-            seed: 0,
-            samples: 3,
-        }
-    }
 }
 
 /// What a typed search found.
@@ -249,10 +241,52 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         self.noisy(game, game.evaluate_with(actions, tactical))
     }
 
+    /// Stores a searched node in the table: its score as a bound of the window it was
+    /// searched with, and its best action.
+    fn remember_node(
+        &mut self,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        (alpha, beta): (i32, i32),
+        (best_score, best_index): (i32, Option<usize>),
+    ) {
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        // A root score with the root noise in it is no position's worth.
+        if ply > 0 || self.style.root_noise == 0 {
+            self.table.store(Entry {
+                key,
+                depth,
+                score: to_table(best_score, ply as i32),
+                bound,
+                best: best_index.and_then(|i| u16::try_from(i).ok()),
+            });
+        }
+    }
+
+    /// What the style's root noise adds to the score of the root action `action`, fixed by
+    /// the seed, the position and the action's squares.
+    fn root_bias(&self, game: &R, action: &R::Action) -> i32 {
+        let noise = self.style.root_noise;
+        if noise <= 0 {
+            return 0;
+        }
+        let key = u64::from(game.action_key(action)) << 48;
+        let mut rng = XorShift::new(game.hash() ^ self.style.seed ^ key);
+        let span = 2 * noise as u64 + 1;
+        (rng.next_u64() % span) as i32 - noise
+    }
+
     /// `base` with the style's noise, fixed by the seed and the position.
     fn noisy(&self, game: &R, base: i32) -> i32 {
         let base = base.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
-        let noise = self.style.noise.saturating_mul(R::noise_scale());
+        let noise = self.style.noise;
         if noise <= 0 {
             return base;
         }
@@ -300,12 +334,16 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             if searched > 0 && (ply > 0 || self.iteration > 1) && game.is_skippable(action) {
                 continue;
             }
-            let score = if searched == 0 {
-                self.child_score(game, action, next, alpha, beta, ply)
-            } else {
-                let reduction = self.reduction(action, searched, tactical, depth, ply);
-                self.scout(game, action, next, reduction, alpha, beta, ply)
-            };
+            let score = self.action_score(
+                game,
+                action,
+                (searched, tactical),
+                next,
+                depth,
+                alpha,
+                beta,
+                ply,
+            );
             if self.stopped {
                 return 0;
             }
@@ -315,7 +353,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             }
             if score > alpha {
                 alpha = score;
-                self.extend_pv(ply, action);
+                self.extend_pv(game, ply, action);
                 if ply == 0 {
                     self.root_score = score;
                 }
@@ -327,21 +365,50 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
                 break;
             }
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.table.store(Entry {
+        self.remember_node(
             key,
             depth,
-            score: to_table(best_score, ply as i32),
-            bound,
-            best: best_index.and_then(|i| u16::try_from(i).ok()),
-        });
+            ply,
+            (original_alpha, beta),
+            (best_score, best_index),
+        );
         best_score
+    }
+
+    /// The score of `action`, the `searched`-th of its node with its tactical weight: the
+    /// first with the full window, later ones scouted; at the root, with the style's root
+    /// noise, which shifts the action's whole score and so its window.
+    #[allow(clippy::too_many_arguments)]
+    fn action_score(
+        &mut self,
+        game: &R,
+        action: &R::Action,
+        (searched, tactical): (usize, i32),
+        next: i32,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        let bias = if ply == 0 {
+            self.root_bias(game, action)
+        } else {
+            0
+        };
+        let (low, high) = (alpha - bias, beta - bias);
+        let score = if searched == 0 {
+            self.child_score(game, action, next, low, high, ply)
+        } else {
+            let reduction = self.reduction(action, searched, tactical, depth, ply);
+            self.scout(game, action, next, reduction, low, high, ply)
+        };
+        if bias == 0 {
+            score
+        } else {
+            // Kept inside the bounds, so that noise neither ends the root's loop as a cutoff
+            // nor passes for a mate.
+            (score + bias).clamp(-MATE_BOUND, MATE_BOUND)
+        }
     }
 
     /// A later action's score, first with a null window (does it beat alpha?) and
@@ -395,29 +462,31 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
                 return self.noisy(game, expected);
             }
         }
-        // A chance node: the average over sampled dice, each sample searched with a full
-        // window, since a bound on the average says nothing about one sample. Fewer samples
-        // deeper down, where each one costs a whole subtree and matters less to the root.
-        let fewer = u32::try_from(ply / 2).unwrap_or(u32::MAX);
-        let samples = self.style.samples.saturating_sub(fewer).max(1);
-        let mut total = 0i64;
-        for sample in 0..samples {
-            let mut child = game.clone();
-            child.set_dice(self.dice_seed(game, sample), DICE_GAME_ID);
-            child.play_unchecked(action);
-            total += i64::from(-self.negamax(&child, depth, -INFINITY, INFINITY, ply + 1));
-            if self.stopped {
-                return 0;
+        // A chance node: the average over its outcomes weighted by their chances, each searched
+        // with a full window, since a bound on the average says nothing about one outcome.
+        let outcomes = game.outcomes(action);
+        if !outcomes.is_empty() {
+            let (mut total, mut weight) = (0i64, 0i64);
+            for (chance, child) in outcomes {
+                let score = -self.negamax(&child, depth, -INFINITY, INFINITY, ply + 1);
+                if self.stopped {
+                    return 0;
+                }
+                total += i64::from(chance) * i64::from(score);
+                weight += i64::from(chance);
             }
+            return mean_score(total, weight.max(1));
         }
-        // Averaged mates are not mates at a known distance: keep them just inside the bound.
-        let mean = total / i64::from(samples);
-        mean.clamp(i64::from(-MATE_BOUND), i64::from(MATE_BOUND)) as i32
+        // A variant that cannot group the outcomes: one roll of the engine's own dice.
+        let mut child = game.clone();
+        child.set_dice(self.dice_seed(game), DICE_GAME_ID);
+        child.play_unchecked(action);
+        -self.negamax(&child, depth, -INFINITY, INFINITY, ply + 1)
     }
 
-    /// A dice seed of the engine's own for one sample of a chance action in `game`.
-    fn dice_seed(&self, game: &R, sample: u32) -> [u8; 32] {
-        let mut rng = XorShift::new(self.style.seed ^ game.hash() ^ u64::from(sample + 1));
+    /// A dice seed of the engine's own for a chance action in `game`.
+    fn dice_seed(&self, game: &R) -> [u8; 32] {
+        let mut rng = XorShift::new(self.style.seed ^ game.hash() ^ 1);
         let mut seed = [0u8; 32];
         for chunk in seed.chunks_mut(8) {
             chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
@@ -468,7 +537,7 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
             best = best.max(score);
             if score > alpha {
                 alpha = score;
-                self.extend_pv(ply, &actions[index]);
+                self.extend_pv(game, ply, &actions[index]);
             }
             if alpha >= beta {
                 break;
@@ -477,13 +546,17 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         best
     }
 
-    /// The principal variation at `ply` becomes `action` followed by the child's.
-    fn extend_pv(&mut self, ply: usize, action: &R::Action) {
+    /// The principal variation at `ply` becomes `action` followed by the child's, or
+    /// `action` alone when it is a chance action of `game`: what follows depends on its dice.
+    fn extend_pv(&mut self, game: &R, ply: usize, action: &R::Action) {
+        let chance = game.is_chance(action);
         let (here, below) = self.pv.split_at_mut(ply + 1);
         if let (Some(line), Some(child)) = (here.last_mut(), below.first()) {
             line.clear();
             line.push(action.clone());
-            line.extend(child.iter().cloned());
+            if !chance {
+                line.extend(child.iter().cloned());
+            }
         }
     }
 
@@ -561,6 +634,12 @@ impl<'a, R: Evaluate> Searcher<'a, R> {
         keyed.sort_by_key(|&(rank, i, _)| (std::cmp::Reverse(rank), i));
         keyed.into_iter().map(|(_, i, w)| (i, w)).collect()
     }
+}
+
+/// The mean of scores summing to `total` over `weight`: averaged mates are not mates at a
+/// known distance, so they are kept just inside the bound.
+fn mean_score(total: i64, weight: i64) -> i32 {
+    (total / weight).clamp(i64::from(-MATE_BOUND), i64::from(MATE_BOUND)) as i32
 }
 
 /// The score of a finished game for `turn`, the side that would act.

@@ -199,13 +199,49 @@ fn drehs_search_never_depends_on_the_games_dice_seed() {
 }
 
 #[test]
+fn drehs_levels_put_their_noise_on_the_root_actions() {
+    // Davey Drehs' levels below 8 add their noise to the root actions' scores only; the
+    // other variants' to every evaluation.
+    for n in 1..8 {
+        let style = Level::new(n).style(Variant::Drehs, 0);
+        assert!(
+            style.root_noise > 0 && style.noise == 0,
+            "level {n}: {style:?}"
+        );
+        let style = Level::new(n).style(Variant::Chazz, 0);
+        assert!(style.root_noise == 0, "level {n}: {style:?}");
+    }
+    assert_eq!(Level::MAX.style(Variant::Drehs, 0), Style::default());
+    // Without noise the queen strikes the bare king (fourteen faces of twenty win); with
+    // noise far above the other actions' scores, the seed picks among them.
+    let game = game(Variant::Drehs, "4k3/4Q3/8/8/8/8/8/4K3 w - - - 0 1 0");
+    let pick = |root_noise: i32, seed: u64| {
+        let style = Style {
+            root_noise,
+            seed,
+            ..Style::default()
+        };
+        Engine::new(Variant::Drehs)
+            .search_styled(&game, &Limits::depth(2), &Cancel::new(), style)
+            .best
+    };
+    assert!((0..16).all(|seed| pick(0, seed).as_deref() == Some("e7xe8")));
+    let noisy: std::collections::BTreeSet<_> = (0..16).map(|seed| pick(20_000, seed)).collect();
+    assert!(noisy.len() >= 4, "{noisy:?}");
+}
+
+#[test]
 fn levels_grow_in_depth_nodes_and_time_and_lose_their_noise() {
     for n in 1..8 {
         let (low, high) = (Level::new(n), Level::new(n + 1));
         assert!(low.limits().depth <= high.limits().depth, "level {n}");
         assert!(low.limits().time < high.limits().time, "level {n}");
-        assert!(low.style(0).noise >= high.style(0).noise, "level {n}");
-        assert!(low.style(0).samples <= high.style(0).samples, "level {n}");
+        for variant in Variant::ALL {
+            assert!(
+                low.noise(variant) >= high.noise(variant),
+                "{variant} level {n}"
+            );
+        }
         assert!(
             low.fixed_limits().nodes < high.fixed_limits().nodes,
             "level {n}"

@@ -466,7 +466,7 @@ impl Job {
             let _ = say(out, &info(found, found.depth, started.elapsed()));
             said = Some(found.best.clone());
         };
-        let style = self.level.style(self.seed);
+        let style = self.level.style(self.game.variant(), self.seed);
         let found =
             engine.search_reporting(&self.game, &self.limits, &self.cancel, style, &mut report);
         let line = match said {

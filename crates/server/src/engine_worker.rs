@@ -124,7 +124,8 @@ pub fn carry_out(engine: &mut Engine, search: Search, cancel: &Cancel) -> Answer
                 time: Some(Duration::from_millis(think_ms)),
                 ..level.limits()
             };
-            let found = engine.search_styled(&game, &limits, cancel, level.style(seed));
+            let found =
+                engine.search_styled(&game, &limits, cancel, level.style(game.variant(), seed));
             Answer::Move { action: found.best }
         }
         Search::Evaluate {

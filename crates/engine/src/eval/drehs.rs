@@ -234,12 +234,6 @@ impl Evaluate for Drehs {
             .collect()
     }
 
-    fn noise_scale() -> i32 {
-        // An attack's dice swing hundreds of centipawns either way: the levels' noise is
-        // tripled so that their gaps are not lost in the dice.
-        3
-    }
-
     fn is_chance(&self, action: &Action) -> bool {
         matches!(
             action,
@@ -250,6 +244,16 @@ impl Evaluate for Drehs {
                     ..
                 }
         )
+    }
+
+    fn outcomes(&self, action: &Action) -> Vec<(u32, Drehs)> {
+        self.dice_outcomes(action)
+            .iter()
+            .filter_map(|outcome| {
+                let next = self.after_outcome(action, outcome).ok()?;
+                Some((outcome.chance, next))
+            })
+            .collect()
     }
 
     fn expected_after(&self, action: &Action) -> Option<i32> {

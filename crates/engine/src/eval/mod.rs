@@ -38,22 +38,24 @@ pub trait Evaluate: Rules {
         true
     }
 
-    /// How many times a level's deliberate noise (in centipawns) this variant's evaluation
-    /// swings: where dice move scores by far more than a pawn, a few centipawns of noise
-    /// would not set the levels apart.
-    fn noise_scale() -> i32 {
-        1
-    }
-
     /// Whether the action's result depends on dice (Davey Drehs' attacks).
     fn is_chance(&self, action: &Self::Action) -> bool {
         let _ = action;
         false
     }
 
+    /// The positions the chance action `action` can lead to, each with its chance in parts
+    /// of the sum of all of them: a few groups of rolls, each standing for all the rolls that
+    /// leave the same kind of result. Empty where the variant cannot tell, and the search
+    /// samples the dice.
+    fn outcomes(&self, action: &Self::Action) -> Vec<(u32, Self)> {
+        let _ = action;
+        Vec::new()
+    }
+
     /// For the search's frontier: the worth, for the side to act, of playing the chance
     /// action `action`, reckoned from its dice's odds without rolling them (None where the
-    /// variant cannot, and the search samples the dice).
+    /// variant cannot, and the search looks past the action).
     fn expected_after(&self, action: &Self::Action) -> Option<i32> {
         let _ = action;
         None

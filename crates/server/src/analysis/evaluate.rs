@@ -4,7 +4,7 @@
 //!
 //! The engine only ever sees a position rebuilt from its text ([`AnyGame::from_position`]):
 //! a Davey Drehs game is replayed with its revealed seed to reach its positions, but the seed
-//! stays here, and the engine samples dice of its own as it does in play.
+//! stays here, and the engine weighs each attack's outcomes by their odds as it does in play.
 
 use crate::play::replay::{Replay, Seed};
 use crate::rules::{AnyGame, Color, Outcome};

@@ -70,7 +70,7 @@ pub const NODES: u64 = if cfg!(debug_assertions) {
 
 impl AnalysisSettings {
     /// The node budget of one position of `variant`: the same time, roughly, in each (a
-    /// Davey Drehs search samples dice and visits fewer nodes a second; Chad's boards are
+    /// Davey Drehs search weighs dice outcomes and visits fewer nodes a second; Chad's boards are
     /// larger). Measured with `oddboard rules analyse <variant> --movetime 1000`: about
     /// 800k nodes a CPU second in Suicide, Chazz and Duel, 570k in Chad, 360k in Drehs.
     pub fn budget(&self, variant: Variant) -> u64 {
