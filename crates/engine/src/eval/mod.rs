@@ -47,7 +47,7 @@ pub trait Evaluate: Rules {
     /// The positions the chance action `action` can lead to, each with its chance in parts
     /// of the sum of all of them: a few groups of rolls, each standing for all the rolls that
     /// leave the same kind of result. Empty where the variant cannot tell, and the search
-    /// samples the dice.
+    /// plays the action once with dice of its own.
     fn outcomes(&self, action: &Self::Action) -> Vec<(u32, Self)> {
         let _ = action;
         Vec::new()

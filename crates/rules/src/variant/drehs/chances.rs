@@ -247,6 +247,23 @@ mod tests {
         Drehs::from_position(position).unwrap_or_else(|e| panic!("{position}: {e}"))
     }
 
+    /// The action `text` in `position`: its outcomes' chances, and the game after each.
+    fn outcomes_of(position: &str, text: &str) -> (Vec<u32>, Vec<Drehs>) {
+        let game = game(position);
+        let action = game
+            .parse_action(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        game.dice_outcomes(&action)
+            .iter()
+            .map(|outcome| {
+                let after = game
+                    .after_outcome(&action, outcome)
+                    .unwrap_or_else(|e| panic!("{text}: {e}"));
+                (outcome.chance, after)
+            })
+            .unzip()
+    }
+
     #[test]
     fn dice_totals_and_faces() {
         assert_eq!(
@@ -269,46 +286,29 @@ mod tests {
 
     #[test]
     fn a_queen_on_a_bare_king_wins_on_fourteen_faces_of_twenty() {
-        let game = game("4k3/4Q3/8/8/8/8/8/4K3 w - - - 0 1 0");
-        let action = game.parse_action("e7xe8").unwrap_or_else(|e| panic!("{e}"));
-        let outcomes = game.dice_outcomes(&action);
+        let (chances, after) = outcomes_of("4k3/4Q3/8/8/8/8/8/4K3 w - - - 0 1 0", "e7xe8");
         // The king (armor 6, 1 LP) dies on 7..20; otherwise its d4 cannot kill a 12-LP queen.
-        let chances: Vec<u32> = outcomes.iter().map(|o| o.chance).collect();
         assert_eq!(chances, vec![700_000, 300_000]);
-        let kill = game
-            .after_outcome(&action, &outcomes[0])
-            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            kill.outcome().and_then(|o| o.winner),
+            after[0].outcome().and_then(|o| o.winner),
             Some(crate::Color::White)
         );
-        let live = game
-            .after_outcome(&action, &outcomes[1])
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(live.outcome().is_none());
+        assert!(after[1].outcome().is_none());
     }
 
     #[test]
     fn a_cannon_shot_hits_or_misses() {
         // A rook (no ears) at a queen's armor 12: eight faces of twenty hit. The queen's 12 LP
         // lose 5 on average (2d4), and the bishop beside it 1 to the splash.
-        let game = game("4k3/8/8/3qb3/8/8/8/3RK3 w - - - 0 1 0");
-        let action = game.parse_action("d1^d5").unwrap_or_else(|e| panic!("{e}"));
-        let outcomes = game.dice_outcomes(&action);
-        let chances: Vec<u32> = outcomes.iter().map(|o| o.chance).collect();
+        let (chances, after) = outcomes_of("4k3/8/8/3qb3/8/8/8/3RK3 w - - - 0 1 0", "d1^d5");
         assert_eq!(chances, vec![400_000, 600_000]);
         let life = |g: &Drehs, square: &str| {
             let c = Coord::parse(square).unwrap_or_else(|| panic!("{square}"));
             g.unit(c).map(|u| u.life)
         };
-        let hit = game
-            .after_outcome(&action, &outcomes[0])
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((life(&hit, "d5"), life(&hit, "e5")), (Some(7), Some(5)));
-        let miss = game
-            .after_outcome(&action, &outcomes[1])
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((life(&miss, "d5"), life(&miss, "e5")), (Some(12), Some(6)));
+        let (hit, miss) = (&after[0], &after[1]);
+        assert_eq!((life(hit, "d5"), life(hit, "e5")), (Some(7), Some(5)));
+        assert_eq!((life(miss, "d5"), life(miss, "e5")), (Some(12), Some(6)));
     }
 
     /// Each group's chance against the share of 4,000 seeded rolls that end in it, and the
@@ -339,12 +339,8 @@ mod tests {
                 } => (to, target),
                 _ => panic!("{text} is not an attack"),
             };
-            let outcomes = game.dice_outcomes(&action);
-            assert_eq!(
-                outcomes.iter().map(|o| o.chance).sum::<u32>(),
-                CERTAIN,
-                "{text}"
-            );
+            let (chances, after) = outcomes_of(position, text);
+            assert_eq!(chances.iter().sum::<u32>(), CERTAIN, "{text}");
             let kind = |r: &Result| match r {
                 Result::TargetDied => 0,
                 Result::AttackerDied => 1,
@@ -361,13 +357,10 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{text}: {e}"));
                 seen[kind(&result(&rolled, from, to, game.turn()))] += 1;
             }
-            for outcome in &outcomes {
-                let after = game
-                    .after_outcome(&action, outcome)
-                    .unwrap_or_else(|e| panic!("{text}: {e}"));
-                let group = kind(&result(&after, from, to, game.turn()));
+            for (&chance, after) in chances.iter().zip(&after) {
+                let group = kind(&result(after, from, to, game.turn()));
                 let share = f64::from(seen[group]) / f64::from(TRIALS);
-                let chance = f64::from(outcome.chance) / f64::from(CERTAIN);
+                let chance = f64::from(chance) / f64::from(CERTAIN);
                 assert!(
                     (share - chance).abs() < 0.03,
                     "{text}: group {group} has chance {chance:.3}, the dice gave {share:.3}"
