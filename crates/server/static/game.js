@@ -245,8 +245,25 @@ function onSnapshot(msg) {
   if (start && g.moves.length) state.history.record(0, start);
   chat.reset(g, myName());
   if (first && g.status === 'active' && g.you && g.moves.length === 0) playSound('start');
+  const filling = state.history.fill(g.moves);
+  if (first && rolledBefore(g)) {
+    // The roll panel shows the last roll, here in a position before the live one, which comes
+    // with the game's earlier positions: drawn before them, the panel would appear a moment
+    // later above the result banner and the buttons and push them down. One request later,
+    // the page is drawn whole.
+    filling.then(() => render(true));
+    return;
+  }
   render(true);
-  state.history.fill(g.moves).then((filled) => { if (filled) render(false); });
+  filling.then((filled) => { if (filled) render(false); });
+}
+
+/// Whether the roll panel of a Davey Drehs game opened after its start needs a position the
+/// page does not have yet: the live position's last action rolled nothing.
+/** @param {import('./types.js').GameView} g */
+function rolledBefore(g) {
+  return g.variant === 'drehs' && g.moves.length > 0 && !(g.rules.last_action?.rolls || []).length
+    && !state.history.start();
 }
 
 /** @param {import('./types.js').ClockView | null} clock */

@@ -12,7 +12,7 @@ use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
-use super::ws_game::{play_until, start_game, stored_record_once};
+use super::ws_game::{start_game, stored_record_once};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -73,15 +73,40 @@ pub(crate) async fn sign_in_as_guest(browser: &mut Browser, base: &str) {
         .await;
 }
 
-/// A Davey Drehs game (dice, so the replay shows its roll log too) of a few plies that
-/// Black then resigns; its id and White's name.
+/// A Davey Drehs game (dice, so the replay shows its roll log too) of six plies that Black
+/// then resigns; its id and White's name. Its one roll is at ply 3 (`e4xd5` is an attack
+/// whatever the dice say) and the three plies after it roll nothing, so the game page's roll
+/// panel needs a position from before the live one: the case where it once appeared late
+/// and pushed the result banner down.
 async fn finished_game(server: &TestServer) -> (String, String) {
     let mut alice = server.guest().await;
     let mut bob = server.guest().await;
     let game_id = start_game(&mut alice, &mut bob, "drehs", Value::Null).await;
     let mut white = alice.watch(&game_id).await;
     let mut black = bob.watch(&game_id).await;
-    play_until(&mut [&mut white, &mut black], &mut [], 6).await;
+    for ply in 0..6 {
+        let [mover, other] = if ply % 2 == 0 {
+            [&mut white, &mut black]
+        } else {
+            [&mut black, &mut white]
+        };
+        let action = match ply {
+            0 => "e2e4".to_string(),
+            1 => "d7d5".to_string(),
+            2 => "e4xd5".to_string(),
+            // A plain move: two squares, no attack.
+            _ => mover
+                .legal
+                .iter()
+                .find(|a| a.len() == 4 && !a.contains('x'))
+                .cloned()
+                .unwrap_or_else(|| panic!("no plain move in {:?}", mover.legal)),
+        };
+        mover.act(&action).await;
+        mover.read_until(|w| w.ply > ply).await;
+        other.read_until(|w| w.ply > ply).await;
+        assert!(mover.errors.is_empty(), "{action}: {:?}", mover.errors);
+    }
     black.send(json!({ "t": "resign" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
     let record = stored_record_once(server, &game_id, |r| r["status"] == "finished").await;
