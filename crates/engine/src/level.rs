@@ -12,14 +12,20 @@ use crate::search::{Limits, Style};
 use oddboard_rules::Variant;
 use std::time::Duration;
 
-/// Davey Drehs' noise by level, in centipawns, halving from level 1 to 7, on the root actions'
-/// scores ([`Style::root_noise`]). Its dice decide so much that a few plies more hardly set
-/// levels apart (depth 3 scored 61% against depth 1, depth 4 52% against 3), and noise on
-/// every evaluation is averaged away by the dice and the plies (levels 4 and 3 with ±600 and
-/// ±1,200 so: 50.8% over 60 games). At the root it is not: over 200 games between two
-/// depth-2 searches, the one without scored 57% against ±150, 65% against ±300, 70% against
-/// ±600 and 77% against ±1,200.
-const DREHS_NOISE: [i32; 9] = [0, 4800, 2400, 1200, 600, 300, 150, 75, 0];
+/// Davey Drehs' noise by level, in centipawns, on the root actions' scores
+/// ([`Style::root_noise`]). Its dice decide so much that a few plies more hardly set levels
+/// apart (depth 3 scored 61% against depth 1, depth 4 52% against 3), and noise on every
+/// evaluation is averaged away by the dice and the plies. At the root it is not, and each
+/// step here costs about 90 Elo: over 1,000 games a pair between depth-2 searches, none
+/// scored 62.8% against ±450, ±450 62.5% against ±1,500, ±1,500 61.9% against ±4,500 and
+/// ±4,500 64.5% against ±10,000. Below level 5 each level also searches a ply or two less,
+/// which counts for more there: over 200 games, depth 3 at ±10,000 scored 69.0% against
+/// depth 2 at ±16,000, which scored 73.2% against depth 1 at ±30,000. Level 1's ±30,000
+/// pushes many root scores to the clamp at the mate bound, where the first in the search's
+/// order (attacks first) wins the tie: at depth 1 it scored 90.0% against random play over
+/// 1,000 games, while depth 2 at ±20,000, which reaches the clamp less, scored only 58.3%
+/// against that level 1 (60 games).
+const DREHS_NOISE: [i32; 9] = [0, 30_000, 16_000, 10_000, 7_000, 4_500, 1_500, 450, 0];
 
 /// Level 8's time per move in real play.
 pub const TOP_MILLIS: u64 = 3_000;
