@@ -20,12 +20,13 @@ use std::time::Duration;
 /// scored 62.8% against ±450, ±450 62.5% against ±1,500, ±1,500 61.9% against ±4,500 and
 /// ±4,500 64.5% against ±10,000. Below level 5 each level also searches a ply or two less,
 /// which counts for more there: over 200 games, depth 3 at ±10,000 scored 69.0% against
-/// depth 2 at ±16,000, which scored 73.2% against depth 1 at ±30,000. Level 1's ±30,000
-/// pushes many root scores to the clamp at the mate bound, where the first in the search's
-/// order (attacks first) wins the tie: at depth 1 it scored 90.0% against random play over
-/// 1,000 games, while depth 2 at ±20,000, which reaches the clamp less, scored only 58.3%
-/// against that level 1 (60 games).
-const DREHS_NOISE: [i32; 9] = [0, 30_000, 16_000, 10_000, 7_000, 4_500, 1_500, 450, 0];
+/// depth 2 at ±16,000, which scored 73.2% against depth 1 at ±30,000. Levels 3 and 4 share
+/// ±10,000: level 4's deeper search alone scored 65.0% (60 games), and at ±7,000 level 5
+/// scored only 52.5% against it. Level 1's ±30,000 pushes many root scores to the clamp at
+/// the mate bound, where the first in the search's order (attacks first) wins the tie: at
+/// depth 1 it scored 90.0% against random play over 1,000 games, while depth 2 at ±20,000,
+/// which reaches the clamp less, scored only 58.3% against that level 1 (60 games).
+const DREHS_NOISE: [i32; 9] = [0, 30_000, 16_000, 10_000, 10_000, 4_500, 1_500, 450, 0];
 
 /// Level 8's time per move in real play.
 pub const TOP_MILLIS: u64 = 3_000;
