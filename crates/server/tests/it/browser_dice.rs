@@ -219,12 +219,22 @@ async fn the_computers_attack_shows_its_roll_on_a_phone_either_way() {
         );
         if game.turn != "white" {
             wait_ply(browser, game.ply + 1).await;
+            // `wait_ply` also returns once the game is over, with no move at that ply.
             let machine = browser
                 .js(
-                    "return window.oddboard.game.moves[arguments[0]].machine",
+                    "const g = window.oddboard.game; const move = g.moves[arguments[0]];
+                     return move ? move.machine : 'the game is ' + g.status;",
                     json!([game.ply]),
                 )
                 .await;
+            assert!(
+                !machine
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("the game is"),
+                "no computer move at ply {}: {machine}",
+                game.ply + 1
+            );
             if machine.as_str().is_some_and(|m| m.contains('x')) {
                 attack = Some(game.ply + 1);
                 break;
