@@ -16,7 +16,7 @@ use super::webdriver::Browser;
 use serde_json::{json, Value};
 
 /// Plays `action` for the side to move and waits until both players' sockets have it.
-async fn play(mover: &mut Watcher, other: &mut Watcher, action: &str) {
+pub(crate) async fn play(mover: &mut Watcher, other: &mut Watcher, action: &str) {
     let ply = mover.ply + 1;
     mover.act(action).await;
     mover.read_until(|w| w.ply >= ply).await;

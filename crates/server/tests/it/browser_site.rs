@@ -10,6 +10,7 @@
 
 use super::axe::assert_no_serious_violations;
 use super::browser::screenshots_dir;
+use super::browser_dice::play;
 use super::server::{fast_settings, TestServer};
 use super::webdriver::{browser_available, Browser, Driver};
 use super::ws_game::{start_game, stored_record_once};
@@ -102,10 +103,7 @@ async fn finished_game(server: &TestServer) -> (String, String) {
                 .cloned()
                 .unwrap_or_else(|| panic!("no plain move in {:?}", mover.legal)),
         };
-        mover.act(&action).await;
-        mover.read_until(|w| w.ply > ply).await;
-        other.read_until(|w| w.ply > ply).await;
-        assert!(mover.errors.is_empty(), "{action}: {:?}", mover.errors);
+        play(mover, other, &action).await;
     }
     black.send(json!({ "t": "resign" })).await;
     white.read_until(|w| w.outcome.is_some()).await;
